@@ -1,0 +1,192 @@
+// Package surface is an MCP server's declared surface as warden captures it:
+// the launch identity plus the tools, resources and prompts the server lists.
+// Every value that is hashed is kept as the server's raw JSON (a jsonv.Value),
+// never re-encoded through typed structs, so numbers, explicit nulls and
+// unknown keys reach the digests exactly as the server sent them.
+package surface
+
+import (
+	"fmt"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// Server is the launch identity (SPEC §6): an argv for stdio servers, or a
+// URL for HTTP servers. URL non-empty means HTTP; Command and Args are then
+// empty.
+type Server struct {
+	Command string
+	Args    []string
+	URL     string
+}
+
+// Argv returns the launch argv, command first.
+func (s Server) Argv() []string {
+	return append([]string{s.Command}, s.Args...)
+}
+
+// IsHTTP reports whether the server is reached by URL.
+func (s Server) IsHTTP() bool { return s.URL != "" }
+
+// Tool is one tools/list item. A nil field means the key was absent.
+type Tool struct {
+	Name         string
+	Description  *jsonv.Value
+	InputSchema  *jsonv.Value
+	Annotations  *jsonv.Value
+	OutputSchema *jsonv.Value
+}
+
+// DescriptionText returns the description when it is a string.
+func (t Tool) DescriptionText() string {
+	s, _ := t.Description.Str()
+	return s
+}
+
+// Resource is one resources/list item.
+type Resource struct {
+	URI         string
+	Name        *jsonv.Value
+	Description *jsonv.Value
+	MimeType    *jsonv.Value
+}
+
+// Prompt is one prompts/list item. Arguments is the (already normalised, for
+// a live capture) arguments array.
+type Prompt struct {
+	Name        string
+	Description *jsonv.Value
+	Arguments   *jsonv.Value
+}
+
+// Surface is everything one capture observed.
+type Surface struct {
+	Server Server
+	// ProtocolVersion is the protocolVersion the server answered initialize
+	// with; it becomes pin.mcp_protocol_version.
+	ProtocolVersion string
+	Tools           []Tool
+	Resources       []Resource
+	Prompts         []Prompt
+}
+
+// FromVector reads the conformance corpus's surface shape:
+// {command?, args?, url?, tools, resources, prompts} with MCP wire names.
+func FromVector(v *jsonv.Value) (*Surface, error) {
+	if v == nil || v.Kind != jsonv.Object {
+		return nil, fmt.Errorf("surface: not an object")
+	}
+	s := &Surface{}
+	if u, ok := v.Get("url").Str(); ok && u != "" {
+		s.Server.URL = u
+	} else {
+		cmd := v.Get("command")
+		if cmd != nil && cmd.Kind != jsonv.String {
+			return nil, fmt.Errorf("surface: command is not a string")
+		}
+		s.Server.Command, _ = cmd.Str()
+		args, err := stringList(v.Get("args"), "args")
+		if err != nil {
+			return nil, err
+		}
+		s.Server.Args = args
+	}
+	tools, err := items(v, "tools")
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range tools {
+		tool, err := ToolFromWire(t)
+		if err != nil {
+			return nil, fmt.Errorf("surface: tools[%d]: %w", i, err)
+		}
+		s.Tools = append(s.Tools, tool)
+	}
+	res, err := items(v, "resources")
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range res {
+		uri, ok := r.Get("uri").Str()
+		if !ok {
+			return nil, fmt.Errorf("surface: resources[%d]: uri is not a string", i)
+		}
+		s.Resources = append(s.Resources, Resource{URI: uri, Name: r.Get("name"), Description: r.Get("description"), MimeType: r.Get("mimeType")})
+	}
+	prompts, err := items(v, "prompts")
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range prompts {
+		name, ok := p.Get("name").Str()
+		if !ok {
+			return nil, fmt.Errorf("surface: prompts[%d]: name is not a string", i)
+		}
+		s.Prompts = append(s.Prompts, Prompt{Name: name, Description: p.Get("description"), Arguments: p.Get("arguments")})
+	}
+	return s, nil
+}
+
+// ToolFromWire takes a raw tools/list item, keeping its raw values. It refuses
+// a tool without a string name and, per SPEC §7.1, annotations or an
+// outputSchema that are present, non-null and not objects.
+func ToolFromWire(t *jsonv.Value) (Tool, error) {
+	if t == nil || t.Kind != jsonv.Object {
+		return Tool{}, fmt.Errorf("tool is not an object")
+	}
+	name, ok := t.Get("name").Str()
+	if !ok {
+		return Tool{}, fmt.Errorf("tool name is missing or not a string")
+	}
+	tool := Tool{
+		Name:         name,
+		Description:  t.Get("description"),
+		InputSchema:  t.Get("inputSchema"),
+		Annotations:  t.Get("annotations"),
+		OutputSchema: t.Get("outputSchema"),
+	}
+	if d := tool.Description; !d.IsNull() && d.Kind != jsonv.String {
+		return Tool{}, fmt.Errorf("tool %q: description is a %s, not a string", name, d.Kind)
+	}
+	if a := tool.Annotations; !a.IsNull() && a.Kind != jsonv.Object {
+		return Tool{}, fmt.Errorf("tool %q: annotations is a %s, not an object", name, a.Kind)
+	}
+	if o := tool.OutputSchema; !o.IsNull() && o.Kind != jsonv.Object {
+		return Tool{}, fmt.Errorf("tool %q: outputSchema is a %s, not an object", name, o.Kind)
+	}
+	return tool, nil
+}
+
+func items(v *jsonv.Value, key string) ([]*jsonv.Value, error) {
+	x := v.Get(key)
+	if x.IsNull() {
+		return nil, nil
+	}
+	if x.Kind != jsonv.Array {
+		return nil, fmt.Errorf("surface: %s is not an array", key)
+	}
+	for i, it := range x.Items {
+		if it.Kind != jsonv.Object {
+			return nil, fmt.Errorf("surface: %s[%d] is not an object", key, i)
+		}
+	}
+	return x.Items, nil
+}
+
+func stringList(v *jsonv.Value, what string) ([]string, error) {
+	if v.IsNull() {
+		return []string{}, nil
+	}
+	if v.Kind != jsonv.Array {
+		return nil, fmt.Errorf("surface: %s is not an array", what)
+	}
+	out := make([]string, 0, len(v.Items))
+	for i, it := range v.Items {
+		s, ok := it.Str()
+		if !ok {
+			return nil, fmt.Errorf("surface: %s[%d] is not a string", what, i)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
