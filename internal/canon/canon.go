@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/gowebpki/jcs"
 
@@ -61,8 +62,8 @@ func checkNumbers(v *jsonv.Value) error {
 		stack = stack[:len(stack)-1]
 		switch n.Kind {
 		case jsonv.Int:
-			// Cheap pre-check: 16 digits or fewer always fit.
-			if len(n.Text) > 16 {
+			// Cheap pre-check: 15 digits or fewer always fit under 2^53-1.
+			if len(strings.TrimPrefix(n.Text, "-")) > 15 {
 				i, ok := new(big.Int).SetString(n.Text, 10)
 				if !ok || i.CmpAbs(maxSafeInt) > 0 {
 					return fmt.Errorf("integer %.40s exceeds the safe integer domain", n.Text)

@@ -7,10 +7,14 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/surface"
 )
 
 // Target says which server to capture and how.
@@ -31,6 +35,45 @@ type Target struct {
 	MaxPages int
 	// MaxMessageBytes bounds one JSON-RPC message (0 means 16 MiB).
 	MaxMessageBytes int64
+	// Version is warden's version, sent as clientInfo.version.
+	Version string
+}
+
+// Validate refuses a target that names both or neither of a command and a URL.
+func (t Target) Validate() error {
+	switch {
+	case len(t.Argv) > 0 && t.URL != "":
+		return errors.New("give either a server command or --url, not both")
+	case len(t.Argv) == 0 && t.URL == "":
+		return errors.New("no server given: pass '-- CMD ARGS...' or --url URL")
+	case len(t.Argv) > 0 && t.Argv[0] == "":
+		return errors.New("the server command is empty")
+	}
+	return nil
+}
+
+// ErrCapture wraps every capture failure, so callers can say "capture failed".
+var ErrCapture = errors.New("capture failed")
+
+// Capture captures the target's surface.
+func Capture(ctx context.Context, t Target) (*surface.Surface, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := capture.Capture(ctx, capture.Options{
+		Argv:            t.Argv,
+		URL:             t.URL,
+		Headers:         t.Headers,
+		Env:             t.Env,
+		Timeout:         t.Timeout,
+		MaxPages:        t.MaxPages,
+		MaxMessageBytes: t.MaxMessageBytes,
+		ClientVersion:   t.Version,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCapture, err)
+	}
+	return s, nil
 }
 
 // PinOptions configure Pin.
@@ -41,6 +84,8 @@ type PinOptions struct {
 	Approver string
 	// Version is warden's version, written to the lock.
 	Version string
+	// Actor and Environment are recorded in pin.pinner.
+	Actor, Environment string
 	// Now is the clock (tests fix it); nil means time.Now.
 	Now func() time.Time
 }
@@ -49,6 +94,53 @@ type PinOptions struct {
 type PinResult struct {
 	Lock     *lock.Lock
 	Findings []lock.Finding
+}
+
+// Pin captures the target, builds a lock with embedded findings and writes it
+// atomically to o.LockPath. A failed capture writes nothing and leaves an
+// existing lock untouched.
+func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
+	if o.Approve && o.Approver == "" {
+		return nil, errors.New("--approve needs --approver ID")
+	}
+	if o.LockPath == "" {
+		o.LockPath = "warden.lock"
+	}
+	o.Target.Version = o.Version
+	s, err := Capture(ctx, o.Target)
+	if err != nil {
+		return nil, err
+	}
+	l, err := lock.Build(s)
+	if err != nil {
+		return nil, fmt.Errorf("build lock: %w", err)
+	}
+	fs := findings.Scan(s)
+	l.Findings = fs
+	l.WardenVersion = o.Version
+	approver := ""
+	if o.Approve {
+		approver = o.Approver
+	}
+	l.Pin = lock.NewPin(lock.PinInfo{
+		Version:         o.Version,
+		ProtocolVersion: s.ProtocolVersion,
+		Now:             now(o.Now),
+		Approver:        approver,
+		Actor:           o.Actor,
+		Environment:     o.Environment,
+	}, l.OverallDigest)
+	if err := lock.WriteFile(o.LockPath, l); err != nil {
+		return nil, err
+	}
+	return &PinResult{Lock: l, Findings: fs}, nil
+}
+
+func now(clock func() time.Time) time.Time {
+	if clock == nil {
+		return time.Now()
+	}
+	return clock()
 }
 
 // CheckOptions configure Check.
@@ -66,19 +158,136 @@ type CheckResult struct {
 	Current  *lock.Lock
 	Drift    []drift.Item
 	Findings []lock.Finding
-}
-
-// ErrNotImplemented marks operations still being built.
-var ErrNotImplemented = errors.New("not implemented yet")
-
-// Pin captures the target, builds a lock with embedded findings and writes it
-// atomically to o.LockPath. A failed capture writes nothing.
-func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
-	return nil, ErrNotImplemented
+	// NewFindings are the current findings not embedded (approved) in the
+	// baseline; they are reported, never failed (SPEC §9).
+	NewFindings []lock.Finding
 }
 
 // Check reads and validates the lock before spawning anything, captures the
 // target, and compares.
 func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
-	return nil, ErrNotImplemented
+	if o.LockPath == "" {
+		o.LockPath = "warden.lock"
+	}
+	if err := o.Target.Validate(); err != nil {
+		return nil, err
+	}
+	base, err := lock.ReadFile(o.LockPath)
+	if err != nil {
+		return nil, err
+	}
+	o.Target.Version = o.Version
+	s, err := Capture(ctx, o.Target)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := lock.Build(s)
+	if err != nil {
+		return nil, fmt.Errorf("build lock from capture: %w", err)
+	}
+	fs := findings.Scan(s)
+	return &CheckResult{
+		Baseline:    base,
+		Current:     cur,
+		Drift:       drift.Compare(base, cur),
+		Findings:    fs,
+		NewFindings: newFindings(base.Findings, fs),
+	}, nil
+}
+
+func newFindings(approved, current []lock.Finding) []lock.Finding {
+	type key struct{ rule, target, snippet string }
+	seen := make(map[key]bool, len(approved))
+	for _, f := range approved {
+		seen[key{f.RuleID, f.Target, f.Snippet}] = true
+	}
+	var out []lock.Finding
+	for _, f := range current {
+		if !seen[key{f.RuleID, f.Target, f.Snippet}] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// DiffResult is an offline comparison of two stored locks.
+type DiffResult struct {
+	A, B  *lock.Lock
+	Drift []drift.Item
+}
+
+// Diff reads two locks and compares them, A as the baseline.
+func Diff(pathA, pathB string) (*DiffResult, error) {
+	a, err := lock.ReadFile(pathA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := lock.ReadFile(pathB)
+	if err != nil {
+		return nil, err
+	}
+	return &DiffResult{A: a, B: b, Drift: drift.Compare(a, b)}, nil
+}
+
+// RotateOptions configure Rotate.
+type RotateOptions struct {
+	LockPath string
+	// Approver, when set, re-binds the approval to the (unchanged) digest.
+	Approver string
+	// Actor records who rotated; empty falls back to "unknown".
+	Actor string
+	// Note is an optional attestation note (at most 1000 characters).
+	Note        string
+	Version     string
+	Environment string
+	Now         func() time.Time
+}
+
+// Rotate re-attests an existing lock without re-capturing (the reference's
+// `lock rotate`; `warden approve` is the same act with an approver). It
+// refuses, writing nothing, when the stored entries do not reproduce the
+// stored overall_digest, or when the lock carries an approval that no longer
+// matches it and no new approver re-binds it.
+func Rotate(o RotateOptions) (*lock.Lock, error) {
+	if len([]rune(o.Note)) > lock.MaxNoteLength {
+		return nil, fmt.Errorf("--note is longer than %d characters", lock.MaxNoteLength)
+	}
+	l, err := lock.ReadFile(o.LockPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := lock.Verify(l); err != nil {
+		return nil, fmt.Errorf("lock %s does not verify against its own entries (refusing to attest it): %w", o.LockPath, err)
+	}
+	p := &l.Pin
+	if o.Approver == "" && p.Approved && (p.ApprovedDigest == nil || *p.ApprovedDigest != l.OverallDigest) {
+		return nil, fmt.Errorf("lock %s has a stale approval (approved_digest does not match overall_digest); re-approve with --approver", o.LockPath)
+	}
+	at := now(o.Now).UTC().Format(lock.TimeFormat)
+	actor, role := o.Actor, "pinner"
+	if o.Approver != "" {
+		role = "approver"
+		actor = o.Approver
+		lock.Approve(p, o.Approver, at, l.OverallDigest)
+	}
+	if actor == "" {
+		actor = "unknown"
+	}
+	p.HasAttestations = true
+	p.Attestations = append(p.Attestations, lock.Attestation(actor, role, at, l.OverallDigest, o.Note))
+	p.HasRotatedAt = true
+	p.RotatedAt = &at
+	count := 1
+	if p.RotationCount != nil {
+		count = *p.RotationCount + 1
+	}
+	p.HasRotationCount = true
+	p.RotationCount = &count
+	fresh := lock.NewPin(lock.PinInfo{Version: o.Version, Actor: o.Actor, Environment: o.Environment}, "")
+	p.HasPinner = true
+	p.Pinner = fresh.Pinner
+	if err := lock.WriteFile(o.LockPath, l); err != nil {
+		return nil, err
+	}
+	return l, nil
 }

@@ -1,0 +1,120 @@
+// Package cli is warden's command line: it parses arguments, calls the
+// operations in internal/ops, prints reports, and maps outcomes to exit codes
+// (0 clean, 1 drift, 2 error).
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Exit codes.
+const (
+	ExitClean = 0
+	ExitDrift = 1
+	ExitError = 2
+)
+
+// Env is everything the CLI takes from its process, so tests can run it
+// in-process.
+type Env struct {
+	Args    []string
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Getenv  func(string) string
+	Version string
+	// Dir is the working directory used to resolve defaults; empty means
+	// the process's.
+	Dir string
+}
+
+const usage = `usage: warden <command> [flags]
+
+commands:
+  pin          capture a server and write warden.lock
+  check        capture a server and compare it with warden.lock (exit 1 on drift)
+  diff A B     compare two stored locks
+  approve      re-attest an existing lock without re-capturing (alias: lock rotate)
+  conformance  run a conformance vector corpus
+  action       the GitHub Action entrypoint
+  version      print warden's version
+
+Run 'warden <command> -h' for a command's flags.`
+
+// Main runs one command and returns the process exit code.
+func Main(ctx context.Context, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if len(env.Args) == 0 {
+		fmt.Fprintln(env.Stderr, usage)
+		return ExitError
+	}
+	cmd, args := env.Args[0], env.Args[1:]
+	switch cmd {
+	case "pin":
+		return runPin(ctx, env, args)
+	case "check":
+		return runCheck(ctx, env, args)
+	case "diff":
+		return runDiff(env, args)
+	case "approve":
+		return runApprove(env, args)
+	case "lock":
+		if len(args) > 0 && args[0] == "rotate" {
+			return runRotate(env, args[1:])
+		}
+		return fail(env, "usage: warden lock rotate [flags] LOCK")
+	case "conformance":
+		return runConformance(env, args)
+	case "action":
+		return runAction(ctx, env, args)
+	case "version", "--version", "-version":
+		fmt.Fprintf(env.Stdout, "warden %s\n", env.Version)
+		return ExitClean
+	case "help", "-h", "--help":
+		fmt.Fprintln(env.Stdout, usage)
+		return ExitClean
+	}
+	return fail(env, fmt.Sprintf("unknown command %q\n%s", cmd, usage))
+}
+
+// fail prints one error line and returns ExitError.
+func fail(env Env, msg string) int {
+	fmt.Fprintf(env.Stderr, "error: %s\n", msg)
+	return ExitError
+}
+
+// repoRoot walks up from dir to the directory holding go.mod, or returns dir.
+func repoRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+func workDir(env Env) string {
+	if env.Dir != "" {
+		return env.Dir
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}
+
+// oneLine flattens an error for the one-line contract.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+}
