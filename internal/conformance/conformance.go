@@ -212,8 +212,17 @@ func runMalformed(c *jsonv.Value) error {
 		if _, err := canon.Canonical(v); err == nil {
 			return errors.New("canonicalizer produced a digest for a value it must refuse")
 		}
+	case c.Has("surface"):
+		// warden's extension: a surface the lock builder must refuse.
+		s, err := surface.FromVector(c.Get("surface"))
+		if err != nil {
+			return nil
+		}
+		if _, err := lock.Build(s); err == nil {
+			return errors.New("lock builder accepted a surface it must refuse")
+		}
 	default:
-		return errors.New("malformed case has none of lock, lock_text, input_json")
+		return errors.New("malformed case has none of lock, lock_text, input_json, surface")
 	}
 	return nil
 }
