@@ -92,6 +92,9 @@ func serveHTTP(addr, path string, h http.Handler) {
 
 	go func() {
 		_, _ = io.Copy(io.Discard, bufio.NewReader(os.Stdin))
+		// Said on stderr because "exited at once" is otherwise baffling
+		// when the server was started with stdin on /dev/null.
+		fmt.Fprintln(os.Stderr, "sdkserver: stdin closed; exiting")
 		os.Exit(0)
 	}()
 	if err := http.Serve(ln, mux); err != nil {
