@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
 
@@ -86,18 +88,152 @@ func checkNumbers(v *jsonv.Value) error {
 
 // Canonical returns the RFC 8785 canonical text of v, refusing values that
 // nest deeper than MaxDepth or hold numbers outside the I-JSON domain.
+//
+// The text is written straight from the parsed tree instead of handing
+// compact JSON to jcs.Transform, which would parse every hashed value a
+// second time: that re-parse was over half of the cost of building a lock.
+// Floats are still formatted by jcs.NumberToJSON, and FuzzCanonicalMatchesJCS
+// holds this encoder to jcs.Transform's output byte for byte.
 func Canonical(v *jsonv.Value) ([]byte, error) {
 	if err := CheckDepth(v); err != nil {
 		return nil, fmt.Errorf("canonicalize: %w", err)
 	}
-	if err := checkNumbers(v); err != nil {
-		return nil, fmt.Errorf("canonicalize: %w", err)
-	}
-	out, err := jcs.Transform(v.AppendCompact(nil))
+	out, err := appendCanonical(make([]byte, 0, 256), v)
 	if err != nil {
 		return nil, fmt.Errorf("canonicalize: %w", err)
 	}
 	return out, nil
+}
+
+// canonicalViaJCS is the library path: compact text through jcs.Transform.
+// Tests use it as the oracle for appendCanonical.
+func canonicalViaJCS(v *jsonv.Value) ([]byte, error) {
+	if err := CheckDepth(v); err != nil {
+		return nil, err
+	}
+	if err := checkNumbers(v); err != nil {
+		return nil, err
+	}
+	return jcs.Transform(v.AppendCompact(nil))
+}
+
+// appendCanonical writes v's canonical text. Recursion is bounded because
+// Canonical checked the depth first.
+func appendCanonical(dst []byte, v *jsonv.Value) ([]byte, error) {
+	switch v.Kind {
+	case jsonv.Null:
+		return append(dst, "null"...), nil
+	case jsonv.Bool:
+		if v.Bool {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case jsonv.Int:
+		digits := strings.TrimPrefix(v.Text, "-")
+		if len(digits) > 15 {
+			i, ok := new(big.Int).SetString(v.Text, 10)
+			if !ok || i.CmpAbs(maxSafeInt) > 0 {
+				return nil, fmt.Errorf("integer %.40s exceeds the safe integer domain", v.Text)
+			}
+		}
+		// A safe JSON integer literal (no leading zeros) is already its
+		// ECMAScript form, except that negative zero is written 0.
+		if strings.TrimLeft(digits, "0") == "" {
+			return append(dst, '0'), nil
+		}
+		return append(dst, v.Text...), nil
+	case jsonv.Float:
+		f, _ := v.Float64()
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("number %.40s is not finite", v.Text)
+		}
+		s, err := jcs.NumberToJSON(f)
+		if err != nil {
+			return nil, err
+		}
+		return append(dst, s...), nil
+	case jsonv.String:
+		return jsonv.AppendQuoted(dst, v.Text), nil
+	case jsonv.Array:
+		dst = append(dst, '[')
+		for i, it := range v.Items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendCanonical(dst, it); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	members := sortedMembers(v.Members)
+	dst = append(dst, '{')
+	for i, m := range members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonv.AppendQuoted(dst, m.Key)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = appendCanonical(dst, m.Value); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// sortedMembers returns the members ordered by their keys' UTF-16 code
+// units (RFC 8785 §3.2.3), copying only when they are not in order already.
+func sortedMembers(ms []jsonv.Member) []jsonv.Member {
+	sorted := true
+	for i := 1; i < len(ms); i++ {
+		if compareUTF16(ms[i-1].Key, ms[i].Key) > 0 {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return ms
+	}
+	out := make([]jsonv.Member, len(ms))
+	copy(out, ms)
+	slices.SortStableFunc(out, func(a, b jsonv.Member) int { return compareUTF16(a.Key, b.Key) })
+	return out
+}
+
+// compareUTF16 orders two strings by UTF-16 code units. UTF-8 byte order is
+// code point order, which differs only where an astral character (a
+// surrogate pair, units D800-DFFF) meets a BMP character in E000-FFFF; so
+// compare the first differing characters by their first UTF-16 unit.
+func compareUTF16(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	// Back up to the start of the character holding the first difference.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	ua, ub := firstUnit(ra), firstUnit(rb)
+	if ua != ub {
+		return int(ua) - int(ub)
+	}
+	return int(ra) - int(rb)
+}
+
+// firstUnit is the first UTF-16 code unit of r.
+func firstUnit(r rune) rune {
+	if r >= 0x10000 {
+		return 0xD800 + (r-0x10000)>>10
+	}
+	return r
 }
 
 // Hash returns "sha256:" + lowercase hex SHA-256 of v's canonical form.

@@ -109,3 +109,46 @@ func BenchmarkHashSchema(b *testing.B) {
 		}
 	}
 }
+
+func TestCompareUTF16(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int // sign
+	}{
+		{"a", "b", -1}, {"b", "a", 1}, {"a", "a", 0}, {"a", "ab", -1},
+		{"\U0001F600", "\uE000", -1}, // surrogate D83D sorts before E000
+		{"\U0001F600", "\uFF01", -1},
+		{"\uE000", "\U0001F600", 1},
+		{"\u00e9", "\U0001F600", -1},
+		{"x\U0001F600", "x\U0001F601", -1},
+		{"\U00010000", "\U0010FFFF", -1},
+	}
+	for _, tc := range tests {
+		got := compareUTF16(tc.a, tc.b)
+		if (got < 0) != (tc.want < 0) || (got > 0) != (tc.want > 0) {
+			t.Errorf("compareUTF16(%q, %q) = %d, want sign %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// FuzzCanonicalMatchesJCS holds warden's direct encoder to the jcs library's
+// Transform, byte for byte, on every value both accept.
+func FuzzCanonicalMatchesJCS(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1.5,-0,1e21,"\u0001\u007f"]}`, `{"\ud83d\ude00":1,"\ue000":2,"é":3,"A":4}`, `[9007199254740991,1e-7,0.000001]`, `{"a":{"c":null,"b":true}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := jsonv.Parse(data, jsonv.Options{})
+		if err != nil {
+			return
+		}
+		fast, errFast := Canonical(v)
+		lib, errLib := canonicalViaJCS(v)
+		if (errFast == nil) != (errLib == nil) {
+			t.Fatalf("acceptance differs on %q: fast %v, jcs %v", data, errFast, errLib)
+		}
+		if errFast == nil && string(fast) != string(lib) {
+			t.Fatalf("canonical text differs on %q:\nfast %s\njcs  %s", data, fast, lib)
+		}
+	})
+}

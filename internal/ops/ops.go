@@ -68,7 +68,7 @@ func Capture(ctx context.Context, t Target) (*surface.Surface, error) {
 		Timeout:         t.Timeout,
 		MaxPages:        t.MaxPages,
 		MaxMessageBytes: t.MaxMessageBytes,
-		ClientVersion:   t.Version,
+		Version:         t.Version,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCapture, err)
