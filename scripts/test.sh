@@ -36,7 +36,7 @@ go run . conformance
 
 phase "actionlint"
 # Pinned; 'go run pkg@version' leaves go.mod alone.
-go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 -color=false
+go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 -color=false .github/workflows/*.yml examples/workflows/*.yml
 
 phase "container test"
 if [ -x scripts/container/test.sh ]; then

@@ -19,6 +19,7 @@ import (
 	"flag"
 	"io"
 	"log"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,7 +28,9 @@ func main() {
 	mutate := flag.Bool("mutate", false, "declare the drifted surface (adds delete_note, widens get_weather.units)")
 	flag.Parse()
 
-	s := newServer(*mutate)
+	// DEMO_MUTATE=1 drifts the surface without changing argv, the way a
+	// rug-pull looks to warden: same launch, different declarations.
+	s := newServer(*mutate || os.Getenv("DEMO_MUTATE") == "1")
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
 		log.Fatalf("demo server: %v", err)
 	}

@@ -1,0 +1,482 @@
+// Package action is the entrypoint of warden's GitHub Action: `warden
+// action`, which the Docker container runs with the step's inputs in
+// INPUT_* variables. It parses and validates the inputs, runs a check (or a
+// pin) through internal/ops, and reports the result the ways a workflow can
+// use it: a SARIF file for code scanning, annotations on the lock file, a
+// job summary, and step outputs (exit-code, verdict, drift-count,
+// overall-digest, sarif).
+//
+// Everything an MCP server declares is untrusted. Annotations, the summary
+// and the outputs are written so that no tool name or description can forge
+// a workflow command, define an output, or inject Markdown or HTML; the
+// server itself runs with no shell and an allowlisted environment.
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/ops"
+	"github.com/wardenlock/warden/internal/report"
+)
+
+// Exit codes of the Action (and of warden generally).
+const (
+	ExitClean = 0
+	ExitDrift = 1
+	ExitError = 2
+)
+
+// maxLockIndexBytes bounds how much of the lock file is read back to place
+// annotations; a larger lock still works, its results point at line 1.
+const maxLockIndexBytes = 64 << 20
+
+// Run executes the Action once and returns the process exit code: 0 clean
+// (or pinned), 1 drift, 2 error. getenv supplies the environment (INPUT_*,
+// GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, …); workflow
+// commands (annotations) go to stdout and diagnostics to stderr. version is
+// warden's version, written to locks and SARIF.
+//
+// Run may change the process's working directory to the working-directory
+// input while the server runs (a stdio server is started there, as the
+// reference action does), and restores it before returning.
+func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, version string) int {
+	r := &runner{getenv: getenv, stdout: stdout, stderr: stderr, version: version, random: defaultRandom()}
+	return r.run(ctx)
+}
+
+// runner carries one Run's environment and what it has learned so far, so
+// the error path can still report paths and outputs.
+type runner struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+	version        string
+	random         io.Reader
+
+	in        Inputs
+	workspace string
+	workDir   string
+	lockAbs   string
+	sarifAbs  string
+}
+
+func (r *runner) run(ctx context.Context) int {
+	gha := githubactions.New(githubactions.WithGetenv(r.getenv), githubactions.WithWriter(r.stdout))
+	// The runner names inputs INPUT_<NAME> with hyphens kept
+	// (INPUT_SERVER-CMD). Shells and some `env:` users cannot write such
+	// names, so the underscore spelling (INPUT_SERVER_CMD) is accepted too;
+	// it is how inputs reach the prebuilt image through `env:`.
+	get := func(name string) string {
+		if v := gha.GetInput(name); v != "" {
+			return v
+		}
+		return gha.GetInput(strings.ReplaceAll(name, "-", "_"))
+	}
+	in, err := ParseInputs(get)
+	r.in = in
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := r.resolvePaths(); err != nil {
+		return r.fail(err)
+	}
+
+	// Mask literal header values (bearer tokens and the like) in the log
+	// before anything could print them. Values that use ${NAME} are filled
+	// in by warden from the environment; secrets passed that way are
+	// already masked by the runner.
+	for _, h := range in.Headers {
+		_, v, _ := strings.Cut(h, ": ")
+		if v != "" && !strings.Contains(v, "${") {
+			fmt.Fprintln(r.stdout, report.Command("add-mask", nil, v))
+		}
+	}
+
+	restore, err := r.enterWorkDir()
+	if err != nil {
+		return r.fail(err)
+	}
+	defer restore()
+
+	target := ops.Target{
+		Argv:     in.Argv,
+		URL:      in.URL,
+		Headers:  in.Headers,
+		Env:      in.Env,
+		Timeout:  in.Timeout,
+		MaxPages: in.MaxPages,
+	}
+	if in.Mode == ModePin {
+		return r.pin(ctx, target)
+	}
+	return r.check(ctx, target)
+}
+
+// resolvePaths settles the workspace, the working directory and the lock
+// and SARIF paths.
+func (r *runner) resolvePaths() error {
+	ws := r.getenv("GITHUB_WORKSPACE")
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find the workspace: GITHUB_WORKSPACE is unset and the working directory is unknown: %w", err)
+		}
+		ws = wd
+	}
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return fmt.Errorf("resolve workspace %q: %w", ws, err)
+	}
+	r.workspace = abs
+	if r.workDir, err = ResolveWorkDir(r.workspace, r.in.WorkDirInput); err != nil {
+		return err
+	}
+	r.lockAbs = r.under(r.in.Lock)
+	r.sarifAbs = r.under(r.in.SARIF)
+	return nil
+}
+
+// under resolves p against the working directory.
+func (r *runner) under(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(r.workDir, p)
+}
+
+// display returns an absolute path as the workflow should see it: relative
+// to the workspace with forward slashes (the container's /github/workspace
+// is a different path on the runner host, so an absolute path would be
+// wrong in later steps), or unchanged when it is outside the workspace.
+func (r *runner) display(abs string) string {
+	if abs == "" {
+		return ""
+	}
+	if r.workspace != "" && within(r.workspace, abs) {
+		if rel, err := filepath.Rel(r.workspace, abs); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+// enterWorkDir changes into the working directory when it is not already
+// the current one, and returns the function that changes back.
+func (r *runner) enterWorkDir() (func(), error) {
+	cur, err := os.Getwd()
+	if err == nil && cur == r.workDir {
+		return func() {}, nil
+	}
+	if err := os.Chdir(r.workDir); err != nil {
+		return nil, fmt.Errorf("enter working-directory: %w", err)
+	}
+	return func() {
+		if cur != "" {
+			if err := os.Chdir(cur); err != nil {
+				fmt.Fprintf(r.stderr, "warning: could not return to %s: %v\n", report.TerminalSafe(cur), err)
+			}
+		}
+	}, nil
+}
+
+// quiet stops the runner from processing workflow commands while the
+// server runs: a stdio server's stderr reaches the job log, and a line such
+// as "::error::…" or "::add-mask::…" from it must not act as a command. The
+// returned function resumes processing.
+func (r *runner) quiet() (func(), error) {
+	token, err := randomToken(r.random)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.stdout, "::stop-commands::%s\n", token)
+	return func() { fmt.Fprintf(r.stdout, "::%s::\n", token) }, nil
+}
+
+func (r *runner) check(ctx context.Context, target ops.Target) int {
+	resume, err := r.quiet()
+	if err != nil {
+		return r.fail(err)
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version})
+	resume()
+	if err != nil {
+		return r.fail(err)
+	}
+	lines := r.indexLock()
+	if err := r.writeSARIF(res.Findings, res.Drift, lines); err != nil {
+		return r.fail(err)
+	}
+
+	verdict, code := report.VerdictClean, ExitClean
+	if len(res.Drift) > 0 {
+		verdict, code = report.VerdictDrift, ExitDrift
+	}
+	baseline, current := "", ""
+	if res.Baseline != nil {
+		baseline = res.Baseline.OverallDigest
+	}
+	if res.Current != nil {
+		current = res.Current.OverallDigest
+	}
+	if err := report.WriteAnnotations(r.stdout, res.Findings, res.Drift, report.AnnotationOptions{
+		File: r.display(r.lockAbs), Lines: lines, SARIFPath: r.display(r.sarifAbs),
+	}); err != nil {
+		return r.fail(err)
+	}
+	if err := report.WriteCheckText(r.stdout, r.display(r.lockAbs), res.Drift); err != nil {
+		return r.fail(err)
+	}
+	summary := report.Summary{
+		Mode: ModeCheck, Verdict: verdict,
+		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
+		Findings: res.Findings, Drift: res.Drift,
+		BaselineDigest: baseline, CurrentDigest: current,
+	}
+	if verdict == report.VerdictDrift {
+		summary.ReviewCommands = r.reviewCommands()
+	}
+	if err := r.finish(summary, code, len(res.Drift), current); err != nil {
+		return r.fail(err)
+	}
+	return code
+}
+
+func (r *runner) pin(ctx context.Context, target ops.Target) int {
+	resume, err := r.quiet()
+	if err != nil {
+		return r.fail(err)
+	}
+	actor := r.getenv("WARDEN_ACTOR")
+	if actor == "" {
+		actor = r.getenv("GITHUB_ACTOR")
+	}
+	environment := r.getenv("WARDEN_ENV")
+	if environment == "" {
+		environment = "github-actions"
+	}
+	// A first pin may name a lock in a directory that does not exist yet
+	// (one lock per server under mcp/<name>/, say).
+	if err := os.MkdirAll(filepath.Dir(r.lockAbs), 0o755); err != nil {
+		resume()
+		return r.fail(fmt.Errorf("create the lock's directory: %w", err))
+	}
+	res, err := ops.Pin(ctx, ops.PinOptions{
+		Target: target, LockPath: r.lockAbs,
+		Approve: r.in.Approver != "", Approver: r.in.Approver,
+		Version: r.version, Actor: actor, Environment: environment,
+	})
+	resume()
+	if err != nil {
+		return r.fail(err)
+	}
+	lines := r.indexLock()
+	if err := r.writeSARIF(res.Findings, nil, lines); err != nil {
+		return r.fail(err)
+	}
+	digest := ""
+	if res.Lock != nil {
+		digest = res.Lock.OverallDigest
+	}
+	if err := report.WriteAnnotations(r.stdout, res.Findings, nil, report.AnnotationOptions{
+		File: r.display(r.lockAbs), Lines: lines, SARIFPath: r.display(r.sarifAbs),
+	}); err != nil {
+		return r.fail(err)
+	}
+	if err := report.WritePinText(r.stdout, r.display(r.lockAbs), res.Lock, res.Findings); err != nil {
+		return r.fail(err)
+	}
+	summary := report.Summary{
+		Mode: ModePin, Verdict: report.VerdictClean,
+		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
+		Findings: res.Findings, CurrentDigest: digest, Approver: r.in.Approver,
+	}
+	if err := r.finish(summary, ExitClean, 0, digest); err != nil {
+		return r.fail(err)
+	}
+	return ExitClean
+}
+
+// indexLock reads the lock back to place results on their lines. Failing to
+// read it only costs line numbers.
+func (r *runner) indexLock() *report.LineIndex {
+	f, err := os.Open(r.lockAbs)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxLockIndexBytes+1))
+	if err != nil || len(data) > maxLockIndexBytes {
+		return nil
+	}
+	return report.IndexLock(data)
+}
+
+// writeSARIF writes the SARIF file, creating its directory if needed.
+func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex) error {
+	var buf bytes.Buffer
+	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
+		Version:     r.version,
+		ArtifactURI: report.ArtifactURI(r.lockAbs, r.workspace),
+		Lines:       lines,
+	}); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.sarifAbs), 0o755); err != nil {
+		return fmt.Errorf("create SARIF directory: %w", err)
+	}
+	if err := os.WriteFile(r.sarifAbs, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	return nil
+}
+
+// finish writes the summary and the outputs of a completed run.
+func (r *runner) finish(s report.Summary, code, driftCount int, digest string) error {
+	if err := r.writeSummary(s); err != nil {
+		return err
+	}
+	verdict := s.Verdict
+	return r.writeOutputs([]Output{
+		{"exit-code", strconv.Itoa(code)},
+		{"verdict", verdict},
+		{"drift-count", strconv.Itoa(driftCount)},
+		{"overall-digest", digest},
+		{"sarif", r.display(r.sarifAbs)},
+	})
+}
+
+// fail reports err every way the workflow can see it — an error
+// annotation, a line on stderr, the job summary, and outputs with verdict
+// "error" — and returns ExitError. Reporting problems are written to stderr
+// and do not change the exit code.
+func (r *runner) fail(err error) int {
+	msg := report.TerminalSafe(err.Error())
+	fmt.Fprintf(r.stderr, "error: %s\n", msg)
+	fmt.Fprintln(r.stdout, report.Command("error", []report.Property{{Key: "title", Value: "warden"}}, msg))
+	lockPath := ""
+	if r.lockAbs != "" {
+		lockPath = r.display(r.lockAbs)
+	}
+	mode := r.in.Mode
+	if mode == "" {
+		mode = ModeCheck
+	}
+	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: err.Error()}); werr != nil {
+		fmt.Fprintf(r.stderr, "error: %s\n", report.TerminalSafe(werr.Error()))
+	}
+	if werr := r.writeOutputs([]Output{
+		{"exit-code", strconv.Itoa(ExitError)},
+		{"verdict", report.VerdictError},
+		{"drift-count", ""},
+		{"overall-digest", ""},
+		{"sarif", ""},
+	}); werr != nil {
+		fmt.Fprintf(r.stderr, "error: %s\n", report.TerminalSafe(werr.Error()))
+	}
+	return ExitError
+}
+
+// writeSummary appends the job summary when GITHUB_STEP_SUMMARY is set.
+func (r *runner) writeSummary(s report.Summary) error {
+	path := r.getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	return appendFile(path, func(w io.Writer) error { return report.WriteSummary(w, s) })
+}
+
+// writeOutputs appends step outputs when GITHUB_OUTPUT is set.
+func (r *runner) writeOutputs(outs []Output) error {
+	path := r.getenv("GITHUB_OUTPUT")
+	if path == "" {
+		return nil
+	}
+	return appendFile(path, func(w io.Writer) error { return WriteOutputs(w, r.random, outs) })
+}
+
+// reviewCommands are the commands the summary shows on drift: reproduce the
+// check, capture the current surface into a scratch lock, compare, and
+// re-pin with approval. They are run from the working directory.
+func (r *runner) reviewCommands() []string {
+	server := r.serverArgs()
+	lockArg := shellQuote(r.in.Lock)
+	var cmds []string
+	if r.in.WorkDirInput != "." {
+		cmds = append(cmds, "cd "+shellQuote(r.in.WorkDirInput))
+	}
+	return append(cmds,
+		"warden check --lock "+lockArg+" "+server,
+		"warden pin --lock candidate.lock "+server,
+		"warden diff "+lockArg+" candidate.lock",
+		"warden pin --lock "+lockArg+" --approve --approver <you> "+server,
+	)
+}
+
+// serverArgs renders the target as warden CLI arguments. Header and env
+// values are not repeated (they may be secrets); ${NAME} references are.
+func (r *runner) serverArgs() string {
+	var parts []string
+	if r.in.URL != "" {
+		for _, h := range r.in.Headers {
+			name, v, _ := strings.Cut(h, ": ")
+			if !isHeaderReference(v) {
+				v = "<value>"
+			}
+			parts = append(parts, "--header", shellQuote(name+": "+v))
+		}
+		parts = append(parts, "--url", shellQuote(r.in.URL))
+		return strings.Join(parts, " ")
+	}
+	for _, e := range r.in.Env {
+		name, _, _ := strings.Cut(e, "=")
+		parts = append(parts, "--env", name)
+	}
+	parts = append(parts, "--")
+	for _, a := range r.in.Argv {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// isHeaderReference reports whether a header value carries no literal
+// secret: a ${NAME} reference, optionally after an authorization scheme
+// word ("Bearer ${TOKEN}").
+func isHeaderReference(v string) bool {
+	if scheme, rest, ok := strings.Cut(v, " "); ok {
+		for _, c := range scheme {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				return false
+			}
+		}
+		v = rest
+	}
+	name, ok := strings.CutPrefix(v, "${")
+	if !ok {
+		return false
+	}
+	name, ok = strings.CutSuffix(name, "}")
+	return ok && isEnvName(name)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./-_", c)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}

@@ -1,0 +1,366 @@
+package action
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Input defaults, as documented in action.yml.
+const (
+	DefaultLock     = "warden.lock"
+	DefaultSARIF    = "warden.sarif"
+	DefaultTimeout  = 30 * time.Second
+	DefaultMaxPages = 256
+	// maxTimeout and maxMaxPages bound the numeric inputs so a typo cannot
+	// keep a runner busy for hours.
+	maxTimeout  = time.Hour
+	maxMaxPages = 100000
+)
+
+// Modes of the Action.
+const (
+	ModeCheck = "check"
+	ModePin   = "pin"
+)
+
+// shellMetacharacters are refused in a plain server-cmd. warden never runs a
+// shell, so these could only be a mistake (quoting, pipes and redirections
+// would be passed to the server as literal arguments) or an injection
+// attempt through a workflow expression; the reference action refuses the
+// same set.
+const shellMetacharacters = ";|&$`\\<>(){}'\""
+
+// Inputs are the Action's parsed and validated inputs.
+type Inputs struct {
+	Mode string
+	// Argv is the stdio launch; URL the HTTP endpoint. Exactly one is set.
+	Argv []string
+	URL  string
+	// Headers are "Name: value" lines, Env "NAME" or "NAME=VALUE" lines.
+	Headers []string
+	Env     []string
+	// Lock and SARIF are as given, relative to WorkDir unless absolute.
+	Lock     string
+	SARIF    string
+	Timeout  time.Duration
+	MaxPages int
+	// WorkDirInput is the working-directory input as given.
+	WorkDirInput string
+	Approver     string
+}
+
+// ParseInputs reads every input through get (which returns an input's raw
+// value by its action.yml name) and validates it. It returns the first
+// problem as an error that names the input.
+func ParseInputs(get func(name string) string) (Inputs, error) {
+	in := Inputs{
+		Lock:         orDefault(get("lock"), DefaultLock),
+		SARIF:        orDefault(get("sarif"), DefaultSARIF),
+		WorkDirInput: orDefault(get("working-directory"), "."),
+		Approver:     strings.TrimSpace(get("approver")),
+	}
+
+	mode := strings.ToLower(strings.TrimSpace(get("mode")))
+	switch mode {
+	case "", ModeCheck:
+		in.Mode = ModeCheck
+	case ModePin:
+		in.Mode = ModePin
+	default:
+		return in, fmt.Errorf("input mode: %q is not one of check, pin", mode)
+	}
+	if in.Approver != "" && in.Mode != ModePin {
+		return in, errors.New("input approver: only used with mode: pin (a check never approves anything)")
+	}
+	if err := noControl("approver", in.Approver); err != nil {
+		return in, err
+	}
+
+	cmd, url := strings.TrimSpace(get("server-cmd")), strings.TrimSpace(get("server-url"))
+	switch {
+	case cmd != "" && url != "":
+		return in, errors.New("inputs server-cmd and server-url: give exactly one, not both")
+	case cmd == "" && url == "":
+		return in, errors.New("inputs server-cmd and server-url: give exactly one (a command to launch, or the URL of a running server)")
+	case cmd != "":
+		argv, err := ParseServerCmd(cmd)
+		if err != nil {
+			return in, err
+		}
+		in.Argv = argv
+	default:
+		u, err := parseServerURL(url)
+		if err != nil {
+			return in, err
+		}
+		in.URL = u
+	}
+
+	var err error
+	if in.Headers, err = ParseHeaders(get("headers")); err != nil {
+		return in, err
+	}
+	if len(in.Headers) > 0 && in.URL == "" {
+		return in, errors.New("input headers: only used with server-url")
+	}
+	if in.Env, err = ParseEnv(get("env")); err != nil {
+		return in, err
+	}
+	if len(in.Env) > 0 && in.URL != "" {
+		return in, errors.New("input env: only used with server-cmd (a server reached by URL is not started by warden)")
+	}
+	if in.Timeout, err = parseTimeout(get("timeout")); err != nil {
+		return in, err
+	}
+	if in.MaxPages, err = parseMaxPages(get("max-pages")); err != nil {
+		return in, err
+	}
+	for _, f := range [][2]string{{"lock", in.Lock}, {"sarif", in.SARIF}, {"working-directory", in.WorkDirInput}} {
+		if err := noControl(f[0], f[1]); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// orDefault trims v and falls back to def when it is empty.
+func orDefault(v, def string) string {
+	if v = strings.TrimSpace(v); v == "" {
+		return def
+	}
+	return v
+}
+
+// noControl refuses control characters (newlines included) in a
+// single-line input.
+func noControl(name, v string) error {
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("input %s: contains a control character (%q)", name, r)
+		}
+	}
+	return nil
+}
+
+// ParseServerCmd turns the server-cmd input into an argv. Two forms are
+// accepted:
+//
+//   - a plain command line, split on spaces and tabs, in which shell
+//     metacharacters and control characters (newlines included) are refused;
+//   - a JSON array of strings, for arguments that contain spaces or
+//     characters the plain form refuses: ["node", "server.js", "--name", "my server"].
+//
+// Neither form is ever given to a shell.
+func ParseServerCmd(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		var argv []string
+		if err := json.Unmarshal([]byte(s), &argv); err != nil {
+			return nil, fmt.Errorf("input server-cmd: starts with '[' but is not a JSON array of strings: %w", err)
+		}
+		if len(argv) == 0 || argv[0] == "" {
+			return nil, errors.New("input server-cmd: the JSON array must start with a non-empty command")
+		}
+		for i, a := range argv {
+			if strings.ContainsRune(a, 0) {
+				return nil, fmt.Errorf("input server-cmd: element %d contains a NUL character", i)
+			}
+		}
+		return argv, nil
+	}
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r':
+			return nil, errors.New("input server-cmd: contains a newline; give one command (use a JSON array for arguments with special characters)")
+		case strings.ContainsRune(shellMetacharacters, r):
+			return nil, fmt.Errorf("input server-cmd: contains the shell metacharacter %q; warden runs the server without a shell, so quotes, pipes, redirections and variables cannot work — write arguments with spaces or special characters as a JSON array, e.g. [\"node\", \"server.js\", \"--name\", \"my server\"]", r)
+		case r < 0x20 && r != '\t', r == 0x7f:
+			return nil, fmt.Errorf("input server-cmd: contains a control character (%q)", r)
+		}
+	}
+	argv := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })
+	if len(argv) == 0 {
+		return nil, errors.New("input server-cmd: is empty")
+	}
+	return argv, nil
+}
+
+// parseServerURL accepts an absolute http or https URL.
+func parseServerURL(s string) (string, error) {
+	if err := noControl("server-url", s); err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		return "", fmt.Errorf("input server-url: %q is not an http:// or https:// URL", s)
+	}
+	if strings.ContainsAny(s, " \t") {
+		return "", errors.New("input server-url: contains whitespace")
+	}
+	return s, nil
+}
+
+// ParseHeaders parses the headers input: one "Name: value" per line; blank
+// lines are skipped. Names must be HTTP tokens. A value written ${NAME} is
+// resolved by warden from its environment, so secrets can come from the
+// step's env: instead of appearing in the input.
+func ParseHeaders(s string) ([]string, error) {
+	var out []string
+	for i, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("input headers: line %d is not 'Name: value'", i+1)
+		}
+		if !isToken(name) {
+			return nil, fmt.Errorf("input headers: line %d: %q is not a valid header name", i+1, name)
+		}
+		for _, r := range value {
+			if (r < 0x20 && r != '\t') || r == 0x7f {
+				return nil, fmt.Errorf("input headers: line %d: the value of %s contains a control character", i+1, name)
+			}
+		}
+		out = append(out, name+": "+value)
+	}
+	return out, nil
+}
+
+// isToken reports whether s is an RFC 9110 token (a valid header name).
+func isToken(s string) bool {
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("!#$%&'*+-.^_`|~", r):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// ParseEnv parses the env input: one NAME=VALUE (set the variable for the
+// server) or NAME (copy the variable from the step's environment) per line;
+// blank lines are skipped. Everything else is withheld from the server.
+func ParseEnv(s string) ([]string, error) {
+	var out []string
+	for i, line := range strings.Split(s, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		name, value, hasValue := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if !isEnvName(name) {
+			return nil, fmt.Errorf("input env: line %d: %q is not a valid variable name (letters, digits and _, not starting with a digit)", i+1, name)
+		}
+		if strings.ContainsRune(value, 0) {
+			return nil, fmt.Errorf("input env: line %d: the value of %s contains a NUL character", i+1, name)
+		}
+		if hasValue {
+			out = append(out, name+"="+value)
+		} else {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// isEnvName reports whether s is a portable environment variable name.
+func isEnvName(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '_', r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// parseTimeout reads the timeout input in seconds (fractions allowed).
+func parseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultTimeout, nil
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || secs <= 0 || secs != secs {
+		return 0, fmt.Errorf("input timeout: %q is not a positive number of seconds", s)
+	}
+	d := time.Duration(secs * float64(time.Second))
+	if d > maxTimeout || secs > maxTimeout.Seconds() {
+		return 0, fmt.Errorf("input timeout: %s seconds is more than the %d allowed", s, int(maxTimeout.Seconds()))
+	}
+	return d, nil
+}
+
+// parseMaxPages reads the max-pages input.
+func parseMaxPages(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultMaxPages, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxMaxPages {
+		return 0, fmt.Errorf("input max-pages: %q is not a whole number from 1 to %d", s, maxMaxPages)
+	}
+	return n, nil
+}
+
+// ResolveWorkDir returns the absolute working directory named by dir
+// (relative to workspace unless absolute). It refuses a directory outside
+// the workspace, before and after resolving symbolic links, so a workflow
+// input cannot point warden at the runner's other files, and a directory
+// that does not exist.
+func ResolveWorkDir(workspace, dir string) (string, error) {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return "", fmt.Errorf("resolve workspace %q: %w", workspace, err)
+	}
+	p := dir
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ws, p)
+	}
+	p = filepath.Clean(p)
+	if !within(ws, p) {
+		return "", fmt.Errorf("input working-directory: %q is outside the workspace %s", dir, ws)
+	}
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return "", fmt.Errorf("resolve workspace %q: %w", ws, err)
+	}
+	realP, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("input working-directory: %q: %w", dir, err)
+	}
+	if !within(realWS, realP) {
+		return "", fmt.Errorf("input working-directory: %q leads outside the workspace through a symbolic link", dir)
+	}
+	info, err := os.Stat(realP)
+	if err != nil {
+		return "", fmt.Errorf("input working-directory: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("input working-directory: %q is not a directory", dir)
+	}
+	return p, nil
+}
+
+// within reports whether path p is root or below it (both absolute, clean).
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

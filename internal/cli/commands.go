@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/wardenlock/warden/internal/ops"
+)
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// targetFlags are the capture flags pin and check share.
+type targetFlags struct {
+	url             string
+	headers, env    listFlag
+	timeout         float64
+	maxPages        int
+	maxMessageBytes int64
+}
+
+func (t *targetFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.url, "url", "", "capture a streamable HTTP server at `URL` instead of launching a command")
+	fs.Var(&t.headers, "header", "extra HTTP header `'Name: value'` (repeatable; a value ${NAME} is read from the environment)")
+	fs.Var(&t.env, "env", "pass `NAME` (from warden's environment) or NAME=VALUE to the server (repeatable)")
+	fs.Float64Var(&t.timeout, "timeout", 30, "`seconds` for the whole capture")
+	fs.IntVar(&t.maxPages, "max-pages", 256, "fail when a list's cursor chain exceeds `N` pages")
+	fs.Int64Var(&t.maxMessageBytes, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted, in `bytes`")
+}
+
+func (t *targetFlags) target(argv []string) (ops.Target, error) {
+	if math.IsNaN(t.timeout) || t.timeout <= 0 || t.timeout > 86400 {
+		return ops.Target{}, errors.New("--timeout must be a number of seconds above 0")
+	}
+	if t.maxPages < 1 {
+		return ops.Target{}, errors.New("--max-pages must be at least 1")
+	}
+	if t.maxMessageBytes < 1024 {
+		return ops.Target{}, errors.New("--max-message-bytes must be at least 1024")
+	}
+	tg := ops.Target{
+		Argv:            argv,
+		URL:             t.url,
+		Headers:         t.headers,
+		Env:             t.env,
+		Timeout:         time.Duration(t.timeout * float64(time.Second)),
+		MaxPages:        t.maxPages,
+		MaxMessageBytes: t.maxMessageBytes,
+	}
+	return tg, tg.Validate()
+}
+
+// outputFlags are the report flags every reporting command shares.
+type outputFlags struct {
+	json  bool
+	sarif string
+}
+
+func (o *outputFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&o.json, "json", false, "print JSON lines instead of text")
+	fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 report to `PATH`")
+}
+
+func newFlagSet(env Env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "usage: warden %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func runPin(ctx context.Context, env Env, args []string) int {
+	fs := newFlagSet(env, "pin", "pin [flags] (-- CMD ARGS... | --url URL)")
+	var tf targetFlags
+	var of outputFlags
+	tf.register(fs)
+	of.register(fs)
+	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
+	approve := fs.Bool("approve", false, "approve the pinned surface (needs --approver)")
+	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` recorded with --approve (default $WARDEN_APPROVER)")
+	actor := fs.String("actor", env.Getenv("WARDEN_ACTOR"), "who pins, recorded in pin.pinner (default $WARDEN_ACTOR)")
+	if err := fs.Parse(args); err != nil {
+		return ExitError
+	}
+	target, err := tf.target(fs.Args())
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	if *approve && *approver == "" {
+		return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
+	}
+	res, err := ops.Pin(ctx, ops.PinOptions{
+		Target:      target,
+		LockPath:    *lockPath,
+		Approve:     *approve,
+		Approver:    *approver,
+		Version:     env.Version,
+		Actor:       *actor,
+		Environment: env.Getenv("WARDEN_ENV"),
+	})
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	if err := printPin(env, of, *lockPath, res); err != nil {
+		return fail(env, oneLine(err))
+	}
+	return ExitClean
+}
+
+func runCheck(ctx context.Context, env Env, args []string) int {
+	fs := newFlagSet(env, "check", "check [flags] (-- CMD ARGS... | --url URL)")
+	var tf targetFlags
+	var of outputFlags
+	tf.register(fs)
+	of.register(fs)
+	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
+	if err := fs.Parse(args); err != nil {
+		return ExitError
+	}
+	target, err := tf.target(fs.Args())
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version})
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	if err := printCheck(env, of, *lockPath, res); err != nil {
+		return fail(env, oneLine(err))
+	}
+	if len(res.Drift) > 0 {
+		return ExitDrift
+	}
+	return ExitClean
+}
+
+func runDiff(env Env, args []string) int {
+	fs := newFlagSet(env, "diff", "diff [flags] A.lock B.lock")
+	var of outputFlags
+	of.register(fs)
+	exitCode := fs.Bool("exit-code", false, "exit 1 when integrity drift exists")
+	if err := fs.Parse(args); err != nil {
+		return ExitError
+	}
+	if fs.NArg() != 2 {
+		return fail(env, "diff needs exactly two lock files: warden diff A.lock B.lock")
+	}
+	res, err := ops.Diff(fs.Arg(0), fs.Arg(1))
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	if err := printDiff(env, of, fs.Arg(0), fs.Arg(1), res); err != nil {
+		return fail(env, oneLine(err))
+	}
+	if *exitCode && len(res.Drift) > 0 {
+		return ExitDrift
+	}
+	return ExitClean
+}
+
+// runApprove is `warden approve --approver ID [--lock warden.lock]`.
+func runApprove(env Env, args []string) int {
+	fs := newFlagSet(env, "approve", "approve --approver ID [--lock warden.lock] [--note TEXT]")
+	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
+	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` (default $WARDEN_APPROVER)")
+	note := fs.String("note", "", "attestation `note` (at most 1000 characters)")
+	if err := fs.Parse(args); err != nil {
+		return ExitError
+	}
+	if fs.NArg() > 0 {
+		return fail(env, fmt.Sprintf("approve takes no arguments (got %q); use --lock PATH", fs.Arg(0)))
+	}
+	if *approver == "" {
+		return fail(env, "approve needs --approver ID (or WARDEN_APPROVER)")
+	}
+	return rotate(env, ops.RotateOptions{LockPath: *lockPath, Approver: *approver, Note: *note})
+}
+
+// runRotate is the reference's `lock rotate LOCK` with the same flags.
+func runRotate(env Env, args []string) int {
+	fs := newFlagSet(env, "lock rotate", "lock rotate [--approver ID] [--actor ID] [--note TEXT] LOCK")
+	approver := fs.String("approver", "", "re-bind the approval to this `ID`")
+	actor := fs.String("actor", env.Getenv("WARDEN_ACTOR"), "who rotates (default $WARDEN_ACTOR, else unknown)")
+	note := fs.String("note", "", "attestation `note` (at most 1000 characters)")
+	if err := fs.Parse(args); err != nil {
+		return ExitError
+	}
+	if fs.NArg() != 1 {
+		return fail(env, "lock rotate needs exactly one lock file")
+	}
+	return rotate(env, ops.RotateOptions{LockPath: fs.Arg(0), Approver: *approver, Actor: *actor, Note: *note})
+}
+
+func rotate(env Env, o ops.RotateOptions) int {
+	o.Version = env.Version
+	o.Environment = env.Getenv("WARDEN_ENV")
+	l, err := ops.Rotate(o)
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	fmt.Fprintf(env.Stdout, "attested %s\n  overall_digest: %s\n", o.LockPath, l.OverallDigest)
+	if o.Approver != "" {
+		fmt.Fprintf(env.Stdout, "  approved by: %s\n", sanitize(o.Approver))
+	}
+	return ExitClean
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wardenlock/warden/internal/action"
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/ops"
+	"github.com/wardenlock/warden/internal/report"
+)
+
+// sanitize makes a value safe to print on a terminal.
+func sanitize(s string) string { return report.TerminalSafe(s) }
+
+// writeSARIF writes a SARIF report atomically, pointing results at the lock
+// relative to the repository root ($GITHUB_WORKSPACE, else the working
+// directory) and at the entries' lines in the lock text.
+func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item) error {
+	root := env.Getenv("GITHUB_WORKSPACE")
+	if root == "" {
+		root = workDir(env)
+	}
+	opts := report.SARIFOptions{Version: env.Version, ArtifactURI: report.ArtifactURI(lockPath, root)}
+	if text, err := os.ReadFile(lockPath); err == nil {
+		opts.Lines = report.IndexLock(text)
+	}
+	var buf bytes.Buffer
+	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
+		return err
+	}
+	return lock.WriteAtomic(path, buf.Bytes())
+}
+
+func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) error {
+	if of.sarif != "" {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil); err != nil {
+			return err
+		}
+	}
+	if of.json {
+		return report.WriteJSONL(env.Stdout, res.Findings, nil)
+	}
+	return report.WritePinText(env.Stdout, lockPath, res.Lock, res.Findings)
+}
+
+func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) error {
+	if of.sarif != "" {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift); err != nil {
+			return err
+		}
+	}
+	if of.json {
+		return report.WriteJSONL(env.Stdout, res.Findings, res.Drift)
+	}
+	if err := report.WriteCheckText(env.Stdout, lockPath, res.Drift); err != nil {
+		return err
+	}
+	if n := len(res.NewFindings); n > 0 {
+		fmt.Fprintf(env.Stdout, "note: %d static finding(s) not approved in the lock (informational; see --json or --sarif)\n", n)
+	}
+	return nil
+}
+
+// printDiff writes the offline comparison: an integrity table ordered by
+// severity, target and class, or "no differences (...)".
+func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error {
+	if of.sarif != "" {
+		if err := writeSARIF(env, of.sarif, b, nil, res.Drift); err != nil {
+			return err
+		}
+	}
+	if of.json {
+		return report.WriteJSONL(env.Stdout, nil, res.Drift)
+	}
+	header := fmt.Sprintf("%s → %s", sanitize(filepath.Base(a)), sanitize(filepath.Base(b)))
+	if len(res.Drift) == 0 {
+		_, err := fmt.Fprintf(env.Stdout, "no differences (%s)\n", header)
+		return err
+	}
+	items := append([]drift.Item(nil), res.Drift...)
+	sort.SliceStable(items, func(i, j int) bool {
+		ri, rj := severityRank(items[i].Severity), severityRank(items[j].Severity)
+		if ri != rj {
+			return ri < rj
+		}
+		if items[i].Target != items[j].Target {
+			return items[i].Target < items[j].Target
+		}
+		return items[i].Class < items[j].Class
+	})
+	var w strings.Builder
+	fmt.Fprintf(&w, "%s (%d integrity change(s))\n", header, len(items))
+	for _, it := range items {
+		detail := ""
+		if it.Detail != nil {
+			detail = " — " + *it.Detail
+		}
+		fmt.Fprintf(&w, "  %-8s  %-34s  %s%s\n", it.Severity, it.Class, sanitize(it.Target), sanitize(detail))
+	}
+	_, err := env.Stdout.Write([]byte(w.String()))
+	return err
+}
+
+func severityRank(s string) int {
+	switch s {
+	case drift.Critical:
+		return 0
+	case drift.High:
+		return 1
+	case drift.Medium:
+		return 2
+	case drift.Low:
+		return 3
+	}
+	return 4
+}
+
+// runAction is the GitHub Action entrypoint (action.yml: args ["action"]).
+func runAction(ctx context.Context, env Env, args []string) int {
+	if len(args) > 0 {
+		return fail(env, "action takes its inputs from INPUT_* variables, not arguments")
+	}
+	return action.Run(ctx, env.Getenv, env.Stdout, env.Stderr, env.Version)
+}

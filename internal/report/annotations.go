@@ -1,0 +1,151 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// AnnotationLimit is how many annotations of one kind (error, warning,
+// notice) GitHub displays per step; more are dropped silently, so warden
+// stops at the limit and says how many it left out.
+const AnnotationLimit = 10
+
+// EscapeData escapes the message part of a workflow command the way the
+// runner unescapes it: % first (so later escapes are not double-decoded),
+// then CR and LF, which would otherwise end the command and let the rest of
+// the string start a new one.
+func EscapeData(s string) string {
+	s = strings.ReplaceAll(s, "%", "%25")
+	s = strings.ReplaceAll(s, "\r", "%0D")
+	s = strings.ReplaceAll(s, "\n", "%0A")
+	return s
+}
+
+// EscapeProperty escapes a workflow command property value: everything
+// EscapeData does plus ':' (which ends the property list) and ',' (which
+// separates properties).
+func EscapeProperty(s string) string {
+	s = EscapeData(s)
+	s = strings.ReplaceAll(s, ":", "%3A")
+	s = strings.ReplaceAll(s, ",", "%2C")
+	return s
+}
+
+// Property is one key=value of a workflow command.
+type Property struct {
+	Key, Value string
+}
+
+// Command formats one workflow command line, "::name k=v,k=v::message",
+// with every property value and the message escaped. The name and keys are
+// warden's own constants and are written as given.
+func Command(name string, props []Property, message string) string {
+	var b strings.Builder
+	b.WriteString("::")
+	b.WriteString(name)
+	for i, p := range props {
+		if i == 0 {
+			b.WriteByte(' ')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.Key)
+		b.WriteByte('=')
+		b.WriteString(EscapeProperty(p.Value))
+	}
+	b.WriteString("::")
+	b.WriteString(EscapeData(message))
+	return b.String()
+}
+
+// AnnotationCommand maps a severity to the workflow command that raises it:
+// critical and high are errors, medium warnings, low notices.
+func AnnotationCommand(severity string) string {
+	switch Level(severity) {
+	case "error":
+		return "error"
+	case "note":
+		return "notice"
+	}
+	return "warning"
+}
+
+// AnnotationOptions say where annotations point.
+type AnnotationOptions struct {
+	// File is the lock path as the runner should show it (relative to the
+	// workspace, forward slashes).
+	File string
+	// Lines locates entries in the lock; nil means line 1.
+	Lines *LineIndex
+	// SARIFPath is named in the overflow notice when set.
+	SARIFPath string
+}
+
+// WriteAnnotations writes one workflow-command annotation per drift item and
+// finding, drift first, each titled with its rule id and pointing at
+// the entry's line in the lock. At most AnnotationLimit of each kind are
+// written; when any are left out, a final notice says how many and where
+// the full list is (one notice slot is kept free for it, since it would
+// otherwise be the one GitHub drops).
+func WriteAnnotations(w io.Writer, findings []lock.Finding, items []drift.Item, o AnnotationOptions) error {
+	type ann struct {
+		kind, title, target, text string
+	}
+	// Drift comes first here (unlike SARIF and JSONL, which keep the
+	// reference's findings-first order): drift is what fails the step, so
+	// it must not lose its annotation slots to informational findings.
+	all := make([]ann, 0, len(findings)+len(items))
+	for _, it := range items {
+		all = append(all, ann{AnnotationCommand(it.Severity), DriftRuleID(it.Class), it.Target,
+			driftMessage(it)})
+	}
+	for _, f := range findings {
+		all = append(all, ann{AnnotationCommand(f.Severity), f.RuleID, f.Target,
+			f.Target + ": " + f.Message + " [" + f.Snippet + "]"})
+	}
+	count := map[string]int{}
+	for _, a := range all {
+		count[a.kind]++
+	}
+	limit := map[string]int{"error": AnnotationLimit, "warning": AnnotationLimit, "notice": AnnotationLimit}
+	overflow := count["error"] > AnnotationLimit || count["warning"] > AnnotationLimit || count["notice"] > AnnotationLimit
+	if overflow {
+		limit["notice"] = AnnotationLimit - 1
+	}
+
+	bw := bufio.NewWriter(w)
+	shown := map[string]int{}
+	omitted := 0
+	for _, a := range all {
+		if shown[a.kind] >= limit[a.kind] {
+			omitted++
+			continue
+		}
+		shown[a.kind]++
+		props := []Property{{"title", a.title}}
+		if o.File != "" {
+			props = append([]Property{{"file", o.File}, {"line", fmt.Sprint(o.Lines.Line(a.target))}}, props...)
+		}
+		bw.WriteString(Command(a.kind, props, TerminalSafe(a.text)))
+		bw.WriteByte('\n')
+	}
+	if omitted > 0 {
+		where := "the job summary"
+		if o.SARIFPath != "" {
+			where = "the SARIF file " + o.SARIFPath + " and the job summary"
+		}
+		msg := fmt.Sprintf("%d more warden result(s) not shown as annotations (GitHub shows at most %d of each kind per step); see %s.",
+			omitted, AnnotationLimit, where)
+		bw.WriteString(Command("notice", []Property{{"title", "warden: more results"}}, TerminalSafe(msg)))
+		bw.WriteByte('\n')
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write annotations: %w", err)
+	}
+	return nil
+}

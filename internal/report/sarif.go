@@ -1,0 +1,185 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// Tool identity written into every SARIF run.
+const (
+	// ToolName is the SARIF driver name.
+	ToolName = "warden"
+	// InformationURI is the SARIF driver's informationUri.
+	InformationURI = "https://github.com/wardenlock/warden"
+	// FingerprintKey names warden's partial fingerprint. Bump the version
+	// suffix if the fingerprint's inputs ever change, so code scanning does
+	// not match old alerts against differently computed values.
+	FingerprintKey = "wardenItem/v1"
+)
+
+// SARIFOptions say where results point and which tool version wrote them.
+type SARIFOptions struct {
+	// Version is warden's version (driver.version); omitted when empty.
+	Version string
+	// ArtifactURI is the lock file as a URI reference relative to the
+	// repository root, e.g. "servers/a/warden.lock" (see ArtifactURI).
+	// Empty means "warden.lock".
+	ArtifactURI string
+	// Lines locates entries in the lock text; nil points everything at
+	// line 1.
+	Lines *LineIndex
+}
+
+// BuildSARIF returns a SARIF 2.1.0 report with one run: a rule for every
+// rule id present (sorted, with descriptions, help and GitHub's
+// security-severity), then one result per finding followed by one per
+// drift item, in the order given.
+func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*sarif.Report, error) {
+	rep, err := sarif.New(sarif.Version210)
+	if err != nil {
+		return nil, fmt.Errorf("create SARIF report: %w", err)
+	}
+	uri := o.ArtifactURI
+	if uri == "" {
+		uri = "warden.lock"
+	}
+
+	// The most severe use of a rule decides its default level and
+	// security-severity; rule severities are per rule, not per result.
+	worst := map[string]string{}
+	note := func(id, sev string) {
+		if cur, ok := worst[id]; !ok || severityRank(sev) < severityRank(cur) {
+			worst[id] = sev
+		}
+	}
+	for _, f := range findings {
+		note(f.RuleID, f.Severity)
+	}
+	for _, it := range items {
+		note(DriftRuleID(it.Class), it.Severity)
+	}
+	ids := make([]string, 0, len(worst))
+	for id := range worst {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+
+	driver := sarif.NewDriver(ToolName).WithInformationURI(InformationURI)
+	if o.Version != "" {
+		driver.WithVersion(o.Version)
+	}
+	for _, id := range ids {
+		driver.AddRule(buildRule(id, worst[id]))
+	}
+	run := sarif.NewRun(sarif.Tool{Driver: driver})
+
+	for _, f := range findings {
+		props := sarif.Properties{"severity": f.Severity, "target": f.Target}
+		run.AddResult(buildResult(f.RuleID, f.Severity, f.Target, f.Snippet,
+			f.Message+" ["+f.Snippet+"]", uri, o.Lines.Line(f.Target), props))
+	}
+	for _, it := range items {
+		props := sarif.Properties{"severity": it.Severity, "target": it.Target, "driftClass": it.Class}
+		if it.Detail != nil {
+			props["detail"] = *it.Detail
+		}
+		run.AddResult(buildResult(DriftRuleID(it.Class), it.Severity, it.Target, detailText(it),
+			driftMessage(it), uri, o.Lines.Line(it.Target), props))
+	}
+	rep.AddRun(run)
+	return rep, nil
+}
+
+// WriteSARIF writes BuildSARIF's report as indented JSON ending in a newline.
+func WriteSARIF(w io.Writer, findings []lock.Finding, items []drift.Item, o SARIFOptions) error {
+	rep, err := BuildSARIF(findings, items, o)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode SARIF: %w", err)
+	}
+	data = append(data, '\n')
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	return nil
+}
+
+// buildRule describes one rule from the catalogue.
+func buildRule(id, severity string) *sarif.ReportingDescriptor {
+	rt := Describe(id)
+	text, md := helpText(id, rt)
+	return sarif.NewRule(id).
+		WithName(id).
+		WithShortDescription(sarif.NewMultiformatMessageString(rt.Short)).
+		WithFullDescription(sarif.NewMultiformatMessageString(rt.Full)).
+		WithHelp(sarif.NewMultiformatMessageString(text).WithMarkdown(md)).
+		WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(Level(severity))).
+		WithProperties(sarif.Properties{
+			"tags":              []string{"security", "mcp", rt.Kind, rt.Category},
+			"security-severity": SecuritySeverity(severity),
+		})
+}
+
+// buildResult is one SARIF result located in the lock file.
+func buildResult(ruleID, severity, target, detail, text, uri string, line int, props sarif.Properties) *sarif.Result {
+	loc := sarif.NewLocation().
+		WithPhysicalLocation(sarif.NewPhysicalLocation().
+			WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
+			WithRegion(sarif.NewRegion().WithStartLine(line))).
+		WithLogicalLocations([]*sarif.LogicalLocation{
+			sarif.NewLogicalLocation().WithFullyQualifiedName(target).WithKind("resource"),
+		})
+	res := sarif.NewRuleResult(ruleID).
+		WithLevel(Level(severity)).
+		WithMessage(sarif.NewTextMessage(text)).
+		WithLocations([]*sarif.Location{loc}).
+		WithPartialFingerPrints(map[string]interface{}{FingerprintKey: Fingerprint(ruleID, target, detail)})
+	res.Properties = props
+	return res
+}
+
+// Fingerprint identifies one reported item across runs: the same rule on the
+// same target with the same detail gets the same value, so code scanning
+// keeps one alert open instead of opening a new one per run. Messages and
+// line numbers are left out on purpose: both can change without the
+// underlying issue changing. Fields are NUL-separated so ("a","bc") and
+// ("ab","c") differ.
+func Fingerprint(ruleID, target, detail string) string {
+	sum := sha256.Sum256([]byte(ruleID + "\x00" + target + "\x00" + detail))
+	return hex.EncodeToString(sum[:])
+}
+
+// ArtifactURI returns lockPath as a SARIF artifact URI relative to root (the
+// repository root: GITHUB_WORKSPACE, or the working directory): forward
+// slashes, percent-encoded where a URI needs it. A lock outside root keeps
+// its absolute path as a file: URI, since a relative reference would point
+// at the wrong file.
+func ArtifactURI(lockPath, root string) string {
+	abs, err := filepath.Abs(lockPath)
+	if err != nil {
+		abs = lockPath
+	}
+	if root != "" {
+		if r, err := filepath.Abs(root); err == nil {
+			if rel, err := filepath.Rel(r, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return (&url.URL{Path: filepath.ToSlash(rel)}).String()
+			}
+		}
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}

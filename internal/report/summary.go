@@ -1,0 +1,265 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// Verdicts of a run, as the Action reports them.
+const (
+	VerdictClean = "clean"
+	VerdictDrift = "drift"
+	VerdictError = "error"
+)
+
+// Bounds that keep a job summary readable and inside GitHub's 1 MiB
+// per-step limit, whatever a server declares.
+const (
+	// DefaultSummaryRows caps each table of the summary.
+	DefaultSummaryRows = 200
+	// maxCellRunes truncates one table cell.
+	maxCellRunes = 160
+	// maxSummaryBytes stops adding table rows once the summary is this
+	// large, leaving headroom under 1 MiB for the closing sections.
+	maxSummaryBytes = 800 << 10
+)
+
+// markdownEntities maps each character that can start Markdown or HTML
+// syntax to an HTML character reference. Used through EscapeMarkdown.
+func markdownEntity(r rune) string {
+	switch r {
+	case '&':
+		return "&amp;"
+	case '<':
+		return "&lt;"
+	case '>':
+		return "&gt;"
+	case '"':
+		return "&quot;"
+	case '\'', '|', '`', '[', ']', '(', ')', '*', '_', '~', '\\', '#', '!', '$', '@', '{', '}', '^', '+', '=', ':':
+		return fmt.Sprintf("&#%d;", r)
+	}
+	return ""
+}
+
+// EscapeMarkdown makes a server-controlled string inert in GitHub-flavoured
+// Markdown, in HTML, and inside a table cell. Non-printable characters are
+// first made visible with TerminalSafe (so a newline cannot end a table row
+// or start a block), then every character that could open Markdown or HTML
+// syntax — emphasis, code spans, links and images, tables (|), raw HTML and
+// entities, math ($), mentions (@), autolink schemes (:) — is replaced by
+// its HTML character reference. The browser shows the original text; no
+// renderer sees syntax.
+func EscapeMarkdown(s string) string {
+	s = TerminalSafe(s)
+	var b strings.Builder
+	for _, r := range s {
+		if e := markdownEntity(r); e != "" {
+			b.WriteString(e)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// code renders an escaped value in a monospace element. A Markdown code span
+// cannot be used for hostile text (a backtick in it ends the span and
+// entities are not decoded inside it), so this is the HTML element with
+// escaped content.
+func code(s string) string {
+	return "<code>" + EscapeMarkdown(s) + "</code>"
+}
+
+// cell truncates and escapes one table cell.
+func cell(s string) string {
+	if utf8.RuneCountInString(s) > maxCellRunes {
+		s = string([]rune(s)[:maxCellRunes]) + "…"
+	}
+	return EscapeMarkdown(s)
+}
+
+// Summary is everything the Action's job summary shows.
+type Summary struct {
+	// Mode is "check" or "pin".
+	Mode string
+	// Verdict is VerdictClean, VerdictDrift or VerdictError.
+	Verdict string
+	// LockPath and SARIFPath are shown as given (workspace-relative).
+	LockPath  string
+	SARIFPath string
+	Findings  []lock.Finding
+	Drift     []drift.Item
+	// BaselineDigest is the pinned lock's overall digest (check) and
+	// CurrentDigest the fresh capture's (check) or the new lock's (pin).
+	BaselineDigest string
+	CurrentDigest  string
+	// Approver is who approved a pin, if anyone.
+	Approver string
+	// Error says what failed when Verdict is VerdictError.
+	Error string
+	// ReviewCommands are shell commands shown on drift to review and re-pin.
+	ReviewCommands []string
+	// MaxRows caps each table; 0 means DefaultSummaryRows.
+	MaxRows int
+}
+
+// RenderSummary returns the job summary as GitHub-flavoured Markdown.
+func RenderSummary(s Summary) string {
+	maxRows := s.MaxRows
+	if maxRows <= 0 {
+		maxRows = DefaultSummaryRows
+	}
+	var b strings.Builder
+
+	switch {
+	case s.Verdict == VerdictError:
+		b.WriteString("## ⚠️ warden: error\n\n")
+	case s.Verdict == VerdictDrift:
+		fmt.Fprintf(&b, "## ❌ warden: drift detected (%d item(s))\n\n", len(s.Drift))
+	case s.Mode == "pin":
+		b.WriteString("## 📌 warden: pinned\n\n")
+	default:
+		b.WriteString("## ✅ warden: no drift\n\n")
+	}
+
+	var facts []string
+	if s.LockPath != "" {
+		facts = append(facts, "Lock "+code(s.LockPath))
+	}
+	if s.SARIFPath != "" && s.Verdict != VerdictError {
+		facts = append(facts, "SARIF "+code(s.SARIFPath))
+	}
+	if s.Approver != "" {
+		facts = append(facts, "approved by "+code(s.Approver))
+	}
+	if len(facts) > 0 {
+		b.WriteString(strings.Join(facts, " · ") + "\n\n")
+	}
+
+	if s.Verdict == VerdictError {
+		what := "the check"
+		if s.Mode == "pin" {
+			what = "the pin"
+		}
+		fmt.Fprintf(&b, "warden could not complete %s: %s\n\n", what, code(s.Error))
+		b.WriteString("Exit code 2. No SARIF file was written, so existing code-scanning alerts are left as they are.\n")
+		return b.String()
+	}
+
+	// Counts by severity.
+	b.WriteString("| | critical | high | medium | low |\n|---|---:|---:|---:|---:|\n")
+	if s.Mode != "pin" {
+		b.WriteString("| Drift |")
+		for _, sev := range severities() {
+			n := 0
+			for _, it := range s.Drift {
+				if it.Severity == sev {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, " %d |", n)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| Findings |")
+	for _, sev := range severities() {
+		n := 0
+		for _, f := range s.Findings {
+			if f.Severity == sev {
+				n++
+			}
+		}
+		fmt.Fprintf(&b, " %d |", n)
+	}
+	b.WriteString("\n\n")
+
+	if len(s.Drift) > 0 {
+		fmt.Fprintf(&b, "### Drift (%d)\n\n| Severity | Class | Target | Detail |\n|---|---|---|---|\n", len(s.Drift))
+		shown := 0
+		for _, it := range s.Drift {
+			if shown >= maxRows || b.Len() > maxSummaryBytes {
+				break
+			}
+			d := detailText(it)
+			if d == "" {
+				d = it.Message
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(it.Severity), cell(it.Class), cell(it.Target), cell(d))
+			shown++
+		}
+		b.WriteString(more(shown, len(s.Drift), s.SARIFPath))
+		b.WriteString("\n")
+	}
+
+	if len(s.Findings) > 0 {
+		fmt.Fprintf(&b, "### Static findings (%d)\n\nFindings are informational; they never change the exit code.\n\n"+
+			"| Severity | Rule | Target | Message |\n|---|---|---|---|\n", len(s.Findings))
+		shown := 0
+		for _, f := range s.Findings {
+			if shown >= maxRows || b.Len() > maxSummaryBytes {
+				break
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(f.Severity), cell(f.RuleID), cell(f.Target),
+				cell(f.Message+" ["+f.Snippet+"]"))
+			shown++
+		}
+		b.WriteString(more(shown, len(s.Findings), s.SARIFPath))
+		b.WriteString("\n")
+	} else {
+		b.WriteString("No static findings.\n\n")
+	}
+
+	if s.BaselineDigest != "" || s.CurrentDigest != "" {
+		b.WriteString("### Overall digest\n\n| | digest |\n|---|---|\n")
+		if s.Mode == "pin" {
+			fmt.Fprintf(&b, "| Pinned | %s |\n", code(s.CurrentDigest))
+		} else {
+			fmt.Fprintf(&b, "| Pinned (lock) | %s |\n| Current server | %s |\n", code(s.BaselineDigest), code(s.CurrentDigest))
+		}
+		b.WriteString("\n")
+	}
+
+	if s.Verdict == VerdictDrift {
+		b.WriteString("### Review and re-pin\n\n" +
+			"If the change is expected, review it and re-pin with your approval, then commit the new lock. " +
+			"If it is not, do not re-pin: treat the server update as suspect.\n\n")
+		if len(s.ReviewCommands) > 0 {
+			b.WriteString("<pre>\n")
+			for _, c := range s.ReviewCommands {
+				// Entities are decoded inside <pre>, so the same escaping
+				// shows the command exactly while leaving nothing for a
+				// Markdown or HTML parser to act on.
+				b.WriteString(EscapeMarkdown(c))
+				b.WriteString("\n")
+			}
+			b.WriteString("</pre>\n")
+		}
+	}
+	return b.String()
+}
+
+// more says how many rows a capped table left out.
+func more(shown, total int, sarifPath string) string {
+	if shown >= total {
+		return ""
+	}
+	where := "the SARIF file"
+	if sarifPath != "" {
+		where = "the SARIF file " + code(sarifPath)
+	}
+	return fmt.Sprintf("\n_Showing %d of %d; the full list is in %s._\n", shown, total, where)
+}
+
+// WriteSummary writes RenderSummary's Markdown to w.
+func WriteSummary(w io.Writer, s Summary) error {
+	if _, err := io.WriteString(w, RenderSummary(s)); err != nil {
+		return fmt.Errorf("write job summary: %w", err)
+	}
+	return nil
+}

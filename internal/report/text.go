@@ -1,0 +1,142 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// TerminalSafe makes a server-controlled string safe to print on a terminal
+// or in a CI log: control characters (C0, DEL, C1, including ESC, so no ANSI
+// or OSC sequence survives), line and paragraph separators, bidirectional
+// overrides and other invisible or non-printable runes are written as Go
+// escapes (\n, \x1b, \u202e); invalid UTF-8 bytes as \xNN; and the
+// backslash itself as \\, so an escape shown in the output always means the
+// string held that character and cannot be spoofed by a literal "\n".
+// Printable text, non-ASCII letters included, is left as is.
+func TerminalSafe(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == '\\' || r == utf8.RuneError || !unicode.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			// QuoteRune yields the shortest Go escape ('\n', '\x1b',
+			// '\u202e'); strip its quotes.
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// WriteCheckText writes the human result of a check: "OK no drift vs
+// <lock>", or "DRIFT DETECTED vs <lock> (<n> item(s))" followed by a table
+// of severity, class, target and message.
+func WriteCheckText(w io.Writer, lockPath string, items []drift.Item) error {
+	bw := bufio.NewWriter(w)
+	if len(items) == 0 {
+		fmt.Fprintf(bw, "OK no drift vs %s\n", TerminalSafe(lockPath))
+	} else {
+		fmt.Fprintf(bw, "DRIFT DETECTED vs %s (%d item(s))\n", TerminalSafe(lockPath), len(items))
+		rows := make([][]string, 0, len(items))
+		for _, it := range items {
+			rows = append(rows, []string{it.Severity, it.Class, it.Target, driftMessage(it)})
+		}
+		writeTable(bw, []string{"SEVERITY", "CLASS", "TARGET", "MESSAGE"}, rows)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write check result: %w", err)
+	}
+	return nil
+}
+
+// WritePinText writes the human result of a pin: the lock path, its overall
+// digest, the entry counts, the approver when the pin was approved, and the
+// static findings as a table (or "no static findings").
+func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Finding) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "pinned -> %s\n", TerminalSafe(lockPath))
+	if l != nil {
+		fmt.Fprintf(bw, "  overall_digest: %s\n", TerminalSafe(l.OverallDigest))
+		fmt.Fprintf(bw, "  tools=%d resources=%d prompts=%d\n", len(l.Tools), len(l.Resources), len(l.Prompts))
+		if l.Pin.Approved && l.Pin.Approver != nil {
+			fmt.Fprintf(bw, "  approved by: %s\n", TerminalSafe(*l.Pin.Approver))
+		}
+	}
+	if len(findings) == 0 {
+		bw.WriteString("  no static findings\n")
+	} else {
+		rows := make([][]string, 0, len(findings))
+		for _, f := range findings {
+			rows = append(rows, []string{f.Severity, f.RuleID, f.Target, f.Snippet})
+		}
+		writeTable(bw, []string{"SEVERITY", "RULE", "TARGET", "SNIPPET"}, rows)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write pin result: %w", err)
+	}
+	return nil
+}
+
+// maxColumnWidth bounds how far one long cell can push the columns after it;
+// longer cells simply overflow their column.
+const maxColumnWidth = 48
+
+// writeTable writes an indented, space-aligned table. Every cell goes
+// through TerminalSafe, and the last column is not padded, so no line ends
+// in spaces.
+func writeTable(w *bufio.Writer, header []string, rows [][]string) {
+	safe := make([][]string, 0, len(rows)+1)
+	safe = append(safe, header)
+	for _, r := range rows {
+		c := make([]string, len(r))
+		for i, cell := range r {
+			c[i] = TerminalSafe(cell)
+		}
+		safe = append(safe, c)
+	}
+	widths := make([]int, len(header))
+	for _, r := range safe {
+		for i, cell := range r {
+			if n := utf8.RuneCountInString(cell); n > widths[i] {
+				widths[i] = min(n, maxColumnWidth)
+			}
+		}
+	}
+	for _, r := range safe {
+		w.WriteString("  ")
+		for i, cell := range r {
+			w.WriteString(cell)
+			if i == len(r)-1 {
+				break
+			}
+			pad := widths[i] - utf8.RuneCountInString(cell)
+			w.WriteString(strings.Repeat(" ", max(pad, 0)+2))
+		}
+		w.WriteByte('\n')
+	}
+}

@@ -1,0 +1,369 @@
+package skeleton
+
+import (
+	"sort"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/pyfmt"
+)
+
+// stepCost is what one walk step costs against MaxWork on top of the path it
+// writes: roughly the memory of one record and its map slot, so the budget
+// bounds record count as well as path bytes.
+const stepCost = 64
+
+// Extract returns the skeleton of schema (reference-behaviour §3.3): the
+// root object is "$root", properties are dotted paths, single-schema items
+// append "[]", same-document $refs are followed, and records are written in
+// depth-first order so a later path overwrites an earlier one with the same
+// text. A nil, null or otherwise non-object schema gives an empty skeleton.
+//
+// Extract never fails: the reference keeps whatever it gathered when its walk
+// breaks, and this walk has no failure modes except the MaxWork bound, which
+// stops it the same way (see MaxWork). The schema is not modified, but the
+// records' Enum and Constraints values share nodes with it.
+func Extract(schema *jsonv.Value) *Skeleton {
+	w := &walker{
+		records: map[string]Record{},
+		infos:   map[*jsonv.Value]*nodeInfo{},
+		refs:    map[string]struct{}{},
+		targets: map[string]*jsonv.Value{},
+	}
+	if schema != nil && schema.Kind == jsonv.Object {
+		w.root = schema
+	}
+	w.walk(schema, "", false, 0)
+	paths := make([]string, 0, len(w.records))
+	for p := range w.records {
+		paths = append(paths, p)
+	}
+	// Byte order of UTF-8 strings is code-point order, Python's str order.
+	sort.Strings(paths)
+	return &Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped}
+}
+
+// walker is the state of one Extract call.
+type walker struct {
+	// root is the schema when it is an object; $refs resolve against it. Nil
+	// makes every $ref opaque.
+	root    *jsonv.Value
+	records map[string]Record
+	// ancestors are the object nodes on the current walk path, compared by
+	// identity; at most MaxDepth+1 long, so a linear scan is cheap.
+	ancestors []*jsonv.Value
+	// refs are the ref strings followed on the current walk path.
+	refs map[string]struct{}
+	// infos caches each object node's facts. A node reached through many
+	// refs is then analysed once, so repeated visits cost only their path.
+	infos map[*jsonv.Value]*nodeInfo
+	// targets caches pointer evaluation per raw ref string (nil: opaque).
+	targets map[string]*jsonv.Value
+	// index maps the keys of large objects that pointers step through, so a
+	// pointer into a huge $defs is not a linear scan per ref.
+	index   map[*jsonv.Value]map[string]*jsonv.Value
+	work    int
+	stopped bool
+}
+
+// charge spends n units of MaxWork and reports whether the walk may go on.
+func (w *walker) charge(n int) bool {
+	if w.stopped {
+		return false
+	}
+	w.work += n
+	if w.work > MaxWork {
+		w.stopped = true
+		return false
+	}
+	return true
+}
+
+// walk is the reference's walk(node, path, required, ancestors, depth, refs);
+// ancestors and refs live in w and are restored on return.
+func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) {
+	if !w.charge(stepCost + len(path)) {
+		return
+	}
+	key := path
+	if path == "" {
+		key = "$root"
+	}
+	if node == nil || node.Kind != jsonv.Object {
+		// Boolean schemas and other non-objects under a parent get an open,
+		// untyped record; the parent's required flag is deliberately dropped,
+		// as the reference does.
+		if path != "" {
+			w.records[path] = Record{Constraints: openConstraints()}
+		}
+		return
+	}
+	info := w.info(node)
+	// $ref is handled before the depth test, so a ref hop past MaxDepth still
+	// resolves and it is the target that is truncated.
+	if info.hasRef {
+		r, isString := info.ref.Str()
+		if info.refSibling || !isString {
+			if !w.charge(len(info.literal)) {
+				return
+			}
+			w.records[key] = opaque(required, "$ref", jsonv.NewString(info.literal))
+			return
+		}
+		if !w.charge(len(r)) {
+			return
+		}
+		t, res := w.resolve(r)
+		switch res {
+		case refOpaque:
+			w.records[key] = opaque(required, "$ref", jsonv.NewString(r))
+			return
+		case refCycle:
+			w.records[key] = opaque(required, "_truncated", jsonv.NewBool(true))
+			return
+		}
+		w.refs[r] = struct{}{}
+		w.walk(t, path, required, depth+1)
+		delete(w.refs, r)
+		return
+	}
+	if depth > MaxDepth || w.isAncestor(node) {
+		w.records[key] = opaque(required, "_truncated", jsonv.NewBool(true))
+		return
+	}
+	// The enum and constraints are shared between visits but written out
+	// once per record, so each record pays for their size.
+	if !w.charge(info.weight) {
+		return
+	}
+	w.ancestors = append(w.ancestors, node)
+	defer func() { w.ancestors = w.ancestors[:len(w.ancestors)-1] }()
+	w.records[key] = Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons}
+	for _, c := range info.props {
+		if w.stopped {
+			return
+		}
+		child := c.key
+		if path != "" {
+			child = path + "." + c.key
+		}
+		w.walk(c.node, child, c.required, depth+1)
+	}
+	if info.items != nil && !w.stopped {
+		w.walk(info.items, path+"[]", false, depth+1)
+	}
+}
+
+func (w *walker) isAncestor(node *jsonv.Value) bool {
+	for _, a := range w.ancestors {
+		if a == node {
+			return true
+		}
+	}
+	return false
+}
+
+// opaque is a leaf whose only constraint is a marker ($ref or _truncated);
+// it deliberately has no additionalProperties key.
+func opaque(required bool, marker string, v *jsonv.Value) Record {
+	return Record{Required: required, Constraints: jsonv.NewObject(jsonv.M(marker, v))}
+}
+
+// openConstraints is the constraints of a node that says nothing.
+func openConstraints() *jsonv.Value {
+	return jsonv.NewObject(jsonv.M("additionalProperties", jsonv.NewBool(true)))
+}
+
+// nodeInfo is what the walk needs from one object node; it depends only on
+// the node, never on the path it was reached by.
+type nodeInfo struct {
+	hasRef     bool
+	refSibling bool         // the node has a key besides "$ref"
+	ref        *jsonv.Value // the "$ref" value
+	// literal is Python's str() of ref, recorded when the ref is not
+	// followed (sibling keys or a non-string value).
+	literal string
+	// weight is the written size of enum and constraints, charged per record.
+	weight int
+	typ    []string
+	enum   *jsonv.Value
+	cons   *jsonv.Value
+	props  []child
+	items  *jsonv.Value // the "items" object, nil unless it is an object
+}
+
+// child is one member of "properties", with its required flag.
+type child struct {
+	key      string
+	node     *jsonv.Value
+	required bool
+}
+
+// retained lists the constraint keys a record keeps, in code-point order.
+var retained = [...]string{"additionalProperties", "format", "maxLength", "maximum", "minLength", "minimum", "pattern"}
+
+// info returns node's facts, computing them on the first visit. Members are
+// read last-wins, the way Python's json.loads builds a dict from repeated
+// keys; a parsed document never repeats keys, so this only matters for
+// hand-built values.
+func (w *walker) info(node *jsonv.Value) *nodeInfo {
+	if in, ok := w.infos[node]; ok {
+		return in
+	}
+	in := &nodeInfo{}
+	w.infos[node] = in
+	var typ, enum, props, req, items *jsonv.Value
+	var cons [len(retained)]*jsonv.Value
+	for _, m := range node.Members {
+		switch m.Key {
+		case "$ref":
+			in.hasRef = true
+			in.ref = m.Value
+			continue
+		case "type":
+			typ = m.Value
+		case "enum":
+			enum = m.Value
+		case "properties":
+			props = m.Value
+		case "required":
+			req = m.Value
+		case "items":
+			items = m.Value
+		default:
+			for i, k := range retained {
+				if m.Key == k {
+					cons[i] = m.Value
+				}
+			}
+		}
+		in.refSibling = true
+	}
+	if in.hasRef {
+		if in.ref == nil {
+			in.ref = jsonv.NewNull()
+		}
+		if _, isString := in.ref.Str(); in.refSibling || !isString {
+			in.literal = pyfmt.Str(in.ref)
+		}
+		return in
+	}
+	in.typ = normType(typ)
+	in.enum = normEnum(enum)
+	in.cons = constraints(cons)
+	in.weight = len(in.cons.AppendCompact(nil))
+	if in.enum != nil {
+		in.weight += len(in.enum.AppendCompact(nil))
+	}
+	if props != nil && props.Kind == jsonv.Object {
+		in.props = children(props, requiredSet(req))
+	}
+	if items != nil && items.Kind == jsonv.Object {
+		in.items = items
+	}
+	return in
+}
+
+// requiredSet is the set of string members of a "required" array; anything
+// else requires nothing (a nil map reads as empty).
+func requiredSet(req *jsonv.Value) map[string]bool {
+	if req == nil || req.Kind != jsonv.Array || len(req.Items) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(req.Items))
+	for _, it := range req.Items {
+		if s, ok := it.Str(); ok {
+			set[s] = true
+		}
+	}
+	return set
+}
+
+// children returns the members of a "properties" object sorted by key in
+// code-point order, one per distinct key (the last one).
+func children(props *jsonv.Value, req map[string]bool) []child {
+	cs := make([]child, 0, len(props.Members))
+	for _, m := range props.Members {
+		cs = append(cs, child{key: m.Key, node: m.Value, required: req[m.Key]})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].key < cs[j].key })
+	out := cs[:0]
+	for i, c := range cs {
+		if i+1 < len(cs) && cs[i+1].key == c.key {
+			continue // a later duplicate wins; stability keeps document order
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// normType is the reference's norm_type: a string becomes a one-element
+// list, an array keeps its string members de-duplicated in code-point order,
+// and anything else, or an array without strings, is null ("any").
+func normType(v *jsonv.Value) []string {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case jsonv.String:
+		return []string{v.Text}
+	case jsonv.Array:
+		seen := map[string]bool{}
+		var out []string
+		for _, it := range v.Items {
+			if s, ok := it.Str(); ok && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	return nil
+}
+
+// normEnum is the reference's norm_enum: every member kept (duplicates
+// included), stably sorted by the pair (Python type name, json.dumps text
+// with sorted keys). That key is why floats sort as text ("10.5" < "9.5") and
+// why 1.0 (float) sorts before 1 (int). Members keep their original literals.
+func normEnum(v *jsonv.Value) *jsonv.Value {
+	if v == nil || v.Kind != jsonv.Array {
+		return nil
+	}
+	type keyed struct {
+		typ, text string
+		v         *jsonv.Value
+	}
+	ks := make([]keyed, len(v.Items))
+	for i, it := range v.Items {
+		if it == nil {
+			it = jsonv.NewNull()
+		}
+		ks[i] = keyed{pyfmt.TypeName(it), pyfmt.Dumps(it, true), it}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].typ != ks[j].typ {
+			return ks[i].typ < ks[j].typ
+		}
+		return ks[i].text < ks[j].text
+	})
+	items := make([]*jsonv.Value, len(ks))
+	for i, k := range ks {
+		items[i] = k.v
+	}
+	return jsonv.NewArray(items...)
+}
+
+// constraints builds the constraints object from the retained keys present
+// (raw values, null included), with additionalProperties defaulting to true.
+func constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
+	if vals[0] == nil {
+		vals[0] = jsonv.NewBool(true)
+	}
+	out := jsonv.NewObject()
+	for i, k := range retained {
+		if vals[i] != nil {
+			out.Members = append(out.Members, jsonv.M(k, vals[i]))
+		}
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package skeleton
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// ErrMalformed is wrapped by every FromValue error.
+var ErrMalformed = errors.New("malformed schema skeleton")
+
+// Value returns the skeleton as it is hashed and written into warden.lock:
+// {"props": {PATH: {"type", "required", "enum", "constraints"}}} with paths
+// in code-point order and record keys in that order (reference-behaviour
+// §3.1, §5.2). A nil skeleton is JSON null, the v4 "no output schema" value.
+// Enum and constraint values are shared with s, not copied.
+func (s *Skeleton) Value() *jsonv.Value {
+	if s == nil {
+		return jsonv.NewNull()
+	}
+	// Records is the source of truth; Paths is only a convenience, so the
+	// order is recomputed rather than trusted.
+	paths := make([]string, 0, len(s.Records))
+	for p := range s.Records {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	props := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(paths))}
+	for _, p := range paths {
+		props.Members = append(props.Members, jsonv.M(p, s.Records[p].Value()))
+	}
+	return jsonv.NewObject(jsonv.M("props", props))
+}
+
+// Value returns the record as {"type", "required", "enum", "constraints"}.
+func (r Record) Value() *jsonv.Value {
+	typ := jsonv.NewNull()
+	if r.Type != nil {
+		typ = jsonv.NewStrings(r.Type)
+	}
+	enum := r.Enum
+	if enum == nil {
+		enum = jsonv.NewNull()
+	}
+	cons := r.Constraints
+	if cons == nil {
+		cons = jsonv.NewObject()
+	}
+	return jsonv.NewObject(
+		jsonv.M("type", typ),
+		jsonv.M("required", jsonv.NewBool(r.Required)),
+		jsonv.M("enum", enum),
+		jsonv.M("constraints", cons),
+	)
+}
+
+// FromValue reads a skeleton stored in a lock (reference-behaviour §5.1). A
+// nil or JSON null value (a v1 entry, or no output schema) gives nil and no
+// error. Like the reference's model it fills in defaults — a missing "props"
+// is {}, a missing "type" or "enum" is null, a missing "required" false, a
+// missing "constraints" {} — ignores unknown keys, and lets the last of
+// repeated keys win. It refuses what the reference refuses: a non-object
+// skeleton, props or record; a "type" that is not null or an array of
+// strings; an "enum" that is not null or an array; "constraints" that is not
+// an object (null included).
+//
+// "required" must be a JSON boolean. The reference's lax model would also
+// coerce 0/1 and strings such as "yes"; warden refuses those (no writer
+// produces them) rather than guess, failing closed.
+func FromValue(v *jsonv.Value) (*Skeleton, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	p := jsonv.Path{}
+	if v.Kind != jsonv.Object {
+		return nil, malformed(p, v, "an object")
+	}
+	s := &Skeleton{Records: map[string]Record{}}
+	props := last(v, "props")
+	if props == nil {
+		s.Paths = []string{}
+		return s, nil
+	}
+	pp := p.Key("props")
+	if props.Kind != jsonv.Object {
+		return nil, malformed(pp, props, "an object")
+	}
+	lastAt := make(map[string]int, len(props.Members))
+	for i, m := range props.Members {
+		lastAt[m.Key] = i
+	}
+	for i, m := range props.Members {
+		if lastAt[m.Key] != i {
+			continue // json.loads keeps only the last; earlier ones are never validated
+		}
+		rec, err := recordFrom(m.Value, pp.Key(m.Key))
+		if err != nil {
+			return nil, err
+		}
+		s.Records[m.Key] = rec
+	}
+	s.Paths = make([]string, 0, len(s.Records))
+	for k := range s.Records {
+		s.Paths = append(s.Paths, k)
+	}
+	sort.Strings(s.Paths)
+	return s, nil
+}
+
+// recordFrom reads one stored record.
+func recordFrom(v *jsonv.Value, p jsonv.Path) (Record, error) {
+	var r Record
+	if v == nil || v.Kind != jsonv.Object {
+		return r, malformed(p, v, "an object")
+	}
+	if t := last(v, "type"); !t.IsNull() {
+		if t.Kind != jsonv.Array {
+			return r, malformed(p.Key("type"), t, "an array of strings or null")
+		}
+		r.Type = make([]string, len(t.Items))
+		for i, it := range t.Items {
+			s, ok := it.Str()
+			if !ok {
+				return r, malformed(p.Key("type").Index(i), it, "a string")
+			}
+			r.Type[i] = s
+		}
+	}
+	if q := last(v, "required"); q != nil {
+		if q.Kind != jsonv.Bool {
+			return r, malformed(p.Key("required"), q, "a boolean")
+		}
+		r.Required = q.Bool
+	}
+	if e := last(v, "enum"); !e.IsNull() {
+		if e.Kind != jsonv.Array {
+			return r, malformed(p.Key("enum"), e, "an array or null")
+		}
+		r.Enum = e
+	}
+	r.Constraints = jsonv.NewObject()
+	if c := last(v, "constraints"); c != nil {
+		if c.Kind != jsonv.Object {
+			return r, malformed(p.Key("constraints"), c, "an object")
+		}
+		r.Constraints = c
+	}
+	return r, nil
+}
+
+// last returns the last member of obj named key, or nil when absent.
+func last(obj *jsonv.Value, key string) *jsonv.Value {
+	for i := len(obj.Members) - 1; i >= 0; i-- {
+		if obj.Members[i].Key == key {
+			if obj.Members[i].Value == nil {
+				return jsonv.NewNull()
+			}
+			return obj.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// malformed reports that the value at p is got where want was expected.
+func malformed(p jsonv.Path, got *jsonv.Value, want string) error {
+	kind := jsonv.Null
+	if got != nil {
+		kind = got.Kind
+	}
+	return fmt.Errorf("%w: %s: got %s, want %s", ErrMalformed, p, kind, want)
+}
