@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wardenlock/warden/internal/findings"
 	"io"
 	"os"
 	"path/filepath"
@@ -434,7 +435,11 @@ func (r *runner) serverArgs() string {
 			}
 			parts = append(parts, "--header", shellQuote(name+": "+v))
 		}
-		parts = append(parts, "--url", shellQuote(r.in.URL))
+		u := r.in.URL
+		if len(findings.ScanField(u, "")) > 0 {
+			u = "<redacted>"
+		}
+		parts = append(parts, "--url", shellQuote(u))
 		return strings.Join(parts, " ")
 	}
 	for _, e := range r.in.Env {
@@ -443,6 +448,11 @@ func (r *runner) serverArgs() string {
 	}
 	parts = append(parts, "--")
 	for _, a := range r.in.Argv {
+		// The summary is a page anyone with read access sees: an argv token
+		// that looks like a secret is shown redacted.
+		if len(findings.ScanField(a, "")) > 0 {
+			a = "<redacted>"
+		}
 		parts = append(parts, shellQuote(a))
 	}
 	return strings.Join(parts, " ")

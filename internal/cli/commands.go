@@ -89,6 +89,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	approve := fs.Bool("approve", false, "approve the pinned surface (needs --approver)")
 	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` recorded with --approve (default $WARDEN_APPROVER)")
 	actor := fs.String("actor", env.Getenv("WARDEN_ACTOR"), "who pins, recorded in pin.pinner (default $WARDEN_ACTOR)")
+	allowSecret := fs.Bool("allow-secret-in-lock", false, "write the lock even if a value it stores verbatim (argv, names, enum values) looks like a secret")
 	if err := fs.Parse(args); err != nil {
 		return ExitError
 	}
@@ -100,13 +101,14 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
 	}
 	res, err := ops.Pin(ctx, ops.PinOptions{
-		Target:      target,
-		LockPath:    *lockPath,
-		Approve:     *approve,
-		Approver:    *approver,
-		Version:     env.Version,
-		Actor:       *actor,
-		Environment: env.Getenv("WARDEN_ENV"),
+		Target:            target,
+		LockPath:          *lockPath,
+		Approve:           *approve,
+		Approver:          *approver,
+		Version:           env.Version,
+		Actor:             *actor,
+		Environment:       env.Getenv("WARDEN_ENV"),
+		AllowSecretInLock: *allowSecret,
 	})
 	if err != nil {
 		return fail(env, oneLine(err))

@@ -88,6 +88,9 @@ type PinOptions struct {
 	Actor, Environment string
 	// Now is the clock (tests fix it); nil means time.Now.
 	Now func() time.Time
+	// AllowSecretInLock writes the lock even when a value it stores
+	// verbatim matches a secret pattern (see StoredSecretError).
+	AllowSecretInLock bool
 }
 
 // PinResult is what Pin wrote.
@@ -114,6 +117,11 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	l, err := lock.Build(s)
 	if err != nil {
 		return nil, fmt.Errorf("build lock: %w", err)
+	}
+	if !o.AllowSecretInLock {
+		if err := storedSecrets(l); err != nil {
+			return nil, err
+		}
 	}
 	fs := findings.Scan(s)
 	l.Findings = fs
