@@ -1,0 +1,69 @@
+package caps
+
+// Tokenize splits an identifier into lower-cased segments the way the
+// reference tokenizer does, so that "runShellCommand", "run_shell_command"
+// and "run-shell.command" all yield [run shell command].
+//
+// The string is cut at:
+//
+//   - every maximal run of delimiters, which are dropped: '_', '-', '.' and
+//     every character Python's re `\s` matches (see IsSpace);
+//   - a camel boundary: between an ASCII lower-case letter or ASCII digit and
+//     an ASCII capital ("getURL" → get|URL, "file2Path" → file2|Path);
+//   - an acronym boundary: between two ASCII capitals when the second is
+//     followed by an ASCII lower-case letter ("HTTPServer" → HTTP|Server,
+//     "READfile" → REA|Dfile).
+//
+// Empty pieces are dropped and each piece is lower-cased with Python's
+// str.lower (see Lower). Only ASCII letters and digits create boundaries:
+// "fooÄbc" stays one segment, and digits never split from letters except
+// before an ASCII capital. The result is empty (nil) for "".
+func Tokenize(s string) []string {
+	if s == "" {
+		return nil
+	}
+	rs := []rune(s)
+	var out []string
+	start := 0 // first rune of the current piece
+	flush := func(end int) {
+		if end > start {
+			out = append(out, Lower(string(rs[start:end])))
+		}
+	}
+	for i, r := range rs {
+		if isDelimiter(r) {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		// i > start means the previous rune is part of this piece and
+		// therefore not a delimiter.
+		if i > start && boundary(rs, i) {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(rs))
+	return out
+}
+
+func isDelimiter(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || IsSpace(r)
+}
+
+// boundary reports whether there is a camel or acronym cut between rs[i-1]
+// and rs[i].
+func boundary(rs []rune, i int) bool {
+	x, y := rs[i-1], rs[i]
+	if !isUpper(y) {
+		return false
+	}
+	if isLower(x) || isDigit(x) {
+		return true
+	}
+	return isUpper(x) && i+1 < len(rs) && isLower(rs[i+1])
+}
+
+func isUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
+func isLower(r rune) bool { return r >= 'a' && r <= 'z' }
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }

@@ -1,0 +1,88 @@
+package findings
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// Benchmark inputs. Run with
+//
+//	go test ./internal/findings -run '^$' -bench ScanField -benchmem
+//
+// Linear time shows as a constant MB/s across the 256 KiB, 1 MiB and 4 MiB
+// sizes of each shape.
+
+const benchAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-"
+
+func benchToken(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = benchAlphabet[r.Intn(len(benchAlphabet))]
+	}
+	return string(b)
+}
+
+// fill repeats pieces from next until the text is size bytes long.
+func fill(size int, next func() string) string {
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString(next())
+	}
+	return b.String()[:size]
+}
+
+var benchShapes = []struct {
+	name string
+	make func(size int) string
+}{
+	// Ordinary prose: the common case, nothing to report.
+	{"prose", func(size int) string {
+		words := strings.Fields("the tool reads a file from the workspace and returns its contents as text with optional line ranges")
+		r := rand.New(rand.NewSource(1))
+		return fill(size, func() string { return words[r.Intn(len(words))] + " " })
+	}},
+	// Unrelated random tokens: every one is an entropy hit.
+	{"tokens", func(size int) string {
+		r := rand.New(rand.NewSource(2))
+		return fill(size, func() string { return benchToken(r, 24+r.Intn(24)) + " " })
+	}},
+	// Tokens that contain each other: every candidate goes through the
+	// containment automaton.
+	{"related", func(size int) string {
+		r := rand.New(rand.NewSource(3))
+		base := benchToken(r, 4096)
+		return fill(size, func() string {
+			a := r.Intn(len(base) - 64)
+			return base[a:a+24+r.Intn(40)] + " "
+		})
+	}},
+	// Dense vendor matches.
+	{"vendor", func(size int) string {
+		r := rand.New(rand.NewSource(4))
+		return fill(size, func() string {
+			return fmt.Sprintf("sk-%024d AKIAIOSFODNN7EXAMPLE xoxb-123456789012-abc ", r.Int63())
+		})
+	}},
+	// Shapes that make a backtracking regex engine rescan the same run
+	// from every candidate.
+	{"pathological", func(size int) string {
+		half := size / 2
+		return (strings.Repeat("-eyJ", half/4) + strings.Repeat("xoxb-", half/5) + strings.Repeat("a", size))[:size]
+	}},
+}
+
+func BenchmarkScanField(b *testing.B) {
+	for _, shape := range benchShapes {
+		for _, size := range []int{256 << 10, 1 << 20, 4 << 20} {
+			value := shape.make(size)
+			b.Run(fmt.Sprintf("%s/%dKiB", shape.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(value)))
+				for b.Loop() {
+					ScanField(value, "tools/t")
+				}
+			})
+		}
+	}
+}

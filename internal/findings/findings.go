@@ -1,0 +1,224 @@
+// Package findings computes the static findings catalogue of SPEC §9: the
+// informational WRD-* findings warden embeds in a lock at pin time and
+// reports at check time. It covers the launch command's supply-chain shape,
+// the capability flags each tool derives, malformed input schemas, and
+// secrets that a server's declared surface leaks in names, descriptions,
+// schema defaults/enums/examples and launch arguments.
+//
+// Scan reproduces the reference implementation's findings byte for byte
+// (reference-behaviour §6), porting its Python regular expressions by hand
+// because their Unicode-aware `\b`, `\d`, `\w` and `\s` differ from Go's.
+// Findings never affect a digest or an exit code, but they are written into
+// warden.lock, so they must match. Where the reference would echo a
+// recognisable credential verbatim, warden redacts it instead (SPEC §9); see
+// docs/findings.md.
+package findings
+
+import (
+	"sort"
+
+	"github.com/wardenlock/warden/internal/caps"
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/pyfmt"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// Rule identifiers of the catalogue.
+const (
+	RuleCapShell        = "WRD-CAP-SHELL"
+	RuleCapFSWrite      = "WRD-CAP-FS-WRITE"
+	RuleCapFSRead       = "WRD-CAP-FS-READ"
+	RuleCapHTTP         = "WRD-CAP-HTTP"
+	RuleCapSQL          = "WRD-CAP-SQL"
+	RuleSchemaMalformed = "WRD-SCHEMA-MALFORMED"
+	RuleSecOpenAI       = "WRD-SEC-OPENAI"
+	RuleSecGitHub       = "WRD-SEC-GITHUB"
+	RuleSecAWS          = "WRD-SEC-AWS-AKID"
+	RuleSecSlack        = "WRD-SEC-SLACK"
+	RuleSecPrivKey      = "WRD-SEC-PRIVKEY"
+	RuleSecJWT          = "WRD-SEC-JWT"
+	RuleSecEntropy      = "WRD-SEC-ENTROPY"
+	RuleSupCurlPipe     = "WRD-SUP-CURL-PIPE"
+	RuleSupLatestTag    = "WRD-SUP-LATEST-TAG"
+	RuleSupNPXUnpinned  = "WRD-SUP-NPX-UNPINNED"
+	RuleSupUVXUnpinned  = "WRD-SUP-UVX-UNPINNED"
+	RuleSupPIPUnpinned  = "WRD-SUP-PIP-UNPINNED"
+)
+
+// Severities a finding can carry.
+const (
+	Critical = "critical"
+	High     = "high"
+	Medium   = "medium"
+	Low      = "low"
+)
+
+// TargetLaunch is the target of every launch-command finding.
+const TargetLaunch = "launch/command"
+
+// capRules maps each capability flag to its finding rule and severity.
+var capRules = map[string]struct{ rule, severity string }{
+	caps.ShellExec:   {RuleCapShell, Critical},
+	caps.FSWrite:     {RuleCapFSWrite, High},
+	caps.FSRead:      {RuleCapFSRead, Medium},
+	caps.HTTPRequest: {RuleCapHTTP, High},
+	caps.SQLQuery:    {RuleCapSQL, High},
+}
+
+// Scan returns the static findings for a captured surface: de-duplicated on
+// (rule, target, snippet), keeping the first, and sorted by target, then
+// rule, then snippet, in code-point order.
+//
+// What is examined, in order: the launch argv's supply-chain shape and each
+// argv token's secrets (nothing for a URL server: the URL is not scanned);
+// then each tool in capture order — a non-object inputSchema, its derived
+// capabilities, and secrets in its name, description and the string
+// defaults, enum members and examples anywhere in its inputSchema; then each
+// resource's uri, name and description; then each prompt's name and
+// description.
+func Scan(s *surface.Surface) []lock.Finding {
+	if s == nil {
+		return []lock.Finding{}
+	}
+	var out []lock.Finding
+	if !s.Server.IsHTTP() {
+		argv := s.Server.Argv()
+		out = append(out, SupplyChain(argv)...)
+		for _, tok := range argv {
+			out = append(out, ScanField(tok, TargetLaunch)...)
+		}
+	}
+	for _, t := range s.Tools {
+		out = append(out, scanTool(t)...)
+	}
+	for _, r := range s.Resources {
+		target := entryTarget("resources/", r.URI)
+		out = append(out, ScanField(r.URI, target)...)
+		name, _ := r.Name.Str()
+		out = append(out, ScanField(name, target)...)
+		desc, _ := r.Description.Str()
+		out = append(out, ScanField(desc, target)...)
+	}
+	for _, p := range s.Prompts {
+		target := entryTarget("prompts/", p.Name)
+		out = append(out, ScanField(p.Name, target)...)
+		desc, _ := p.Description.Str()
+		out = append(out, ScanField(desc, target)...)
+	}
+	return dedupeSort(out)
+}
+
+// entryTarget is "<kind>/<identity>". The identity is the entry's key, so
+// it is kept verbatim (drift reports and the lock's entries use the same
+// text) except for vendor-pattern secrets, which are redacted.
+func entryTarget(kind, identity string) string {
+	return kind + maskVendorSecrets(identity)
+}
+
+func scanTool(t surface.Tool) []lock.Finding {
+	var out []lock.Finding
+	target := entryTarget("tools/", t.Name)
+	schema := t.InputSchema
+	if !schema.IsNull() && schema.Kind != jsonv.Object {
+		out = append(out, lock.Finding{
+			RuleID:   RuleSchemaMalformed,
+			Severity: Low,
+			Target:   target,
+			Message:  "inputSchema is present but not a JSON object; capability analysis skipped",
+			Snippet:  "inputSchema type=" + pyfmt.TypeName(schema),
+		})
+	}
+	if schema != nil && schema.Kind != jsonv.Object {
+		schema = nil
+	}
+	for _, flag := range caps.Derive(t.Name, schema) {
+		r := capRules[flag]
+		evidence := maskVendorSecrets(caps.Evidence(t.Name, schema, flag))
+		out = append(out, lock.Finding{
+			RuleID:   r.rule,
+			Severity: r.severity,
+			Target:   target,
+			Message:  "Tool derives capability '" + flag + "' (" + evidence + ")",
+			Snippet:  evidence,
+		})
+	}
+	out = append(out, ScanField(t.Name, target)...)
+	out = append(out, ScanField(t.DescriptionText(), target)...)
+	if schema != nil {
+		schemaStrings(schema, func(v string) {
+			out = append(out, ScanField(v, target)...)
+		})
+	}
+	return out
+}
+
+// schemaStrings calls f with every string "default", every string member of
+// an "enum" array and every string member of an "examples" array, in any
+// object at any depth of schema. The walk enters every object member and
+// array element except the values of those three keys themselves, so a
+// property that happens to be named "default" hides its subschema, as in
+// the reference. Property names are never reported. The walk uses an
+// explicit stack: a parsed document may be nested far deeper than the Go
+// stack should be asked to recurse.
+func schemaStrings(schema *jsonv.Value, f func(string)) {
+	stack := []*jsonv.Value{schema}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch v.Kind {
+		case jsonv.Object:
+			if d, ok := v.Get("default").Str(); ok {
+				f(d)
+			}
+			for _, key := range []string{"enum", "examples"} {
+				if list := v.Get(key); list != nil && list.Kind == jsonv.Array {
+					for _, it := range list.Items {
+						if s, ok := it.Str(); ok {
+							f(s)
+						}
+					}
+				}
+			}
+			// Push in reverse so members are visited in document order.
+			for i := len(v.Members) - 1; i >= 0; i-- {
+				switch v.Members[i].Key {
+				case "default", "enum", "examples":
+					continue
+				}
+				stack = append(stack, v.Members[i].Value)
+			}
+		case jsonv.Array:
+			for i := len(v.Items) - 1; i >= 0; i-- {
+				stack = append(stack, v.Items[i])
+			}
+		}
+	}
+}
+
+// dedupeSort keeps the first finding of each (rule, target, snippet) and
+// sorts by (target, rule, snippet); Go string order is code-point order.
+func dedupeSort(in []lock.Finding) []lock.Finding {
+	type key struct{ rule, target, snippet string }
+	seen := make(map[key]bool, len(in))
+	out := make([]lock.Finding, 0, len(in))
+	for _, f := range in {
+		k := key{f.RuleID, f.Target, f.Snippet}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		return a.Snippet < b.Snippet
+	})
+	return out
+}

@@ -1,0 +1,199 @@
+package findings
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// Entropy-pass parameters (reference-behaviour §6.3).
+const (
+	entropyMinLen    = 24
+	entropyThreshold = 4.0
+	alnumDominance   = 0.80
+)
+
+// Redact renders a secret so that a finding can point at it without storing
+// it: the first min(4, n/2) code points, an ellipsis (U+2026), then
+// "(len=<n>)", where n is the length in code points; "(len<=3)" replaces the
+// length when n <= 3. For example "sk-a…(len=23)", "sk…(len=4)", "a…(len<=3)".
+// At most half of the value, and never more than four characters, is shown.
+func Redact(s string) string {
+	n := utf8.RuneCountInString(s)
+	keep := min(4, n/2)
+	cut := 0
+	for i := 0; i < keep; i++ {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+	}
+	if n <= 3 {
+		return s[:cut] + "…(len<=3)"
+	}
+	return s[:cut] + "…(len=" + strconv.Itoa(n) + ")"
+}
+
+// ScanField runs the secret scanner over one string field and returns its
+// findings for target, in the reference's order: every match of each vendor
+// pattern in turn, then the high-entropy tokens. Snippets are always
+// redacted. An empty value yields nothing.
+func ScanField(value, target string) []lock.Finding {
+	if value == "" {
+		return nil
+	}
+	m := newMatcher(value)
+	var spans []span
+	for _, r := range vendorRules {
+		spans = m.find(r, spans)
+	}
+	out := make([]lock.Finding, 0, len(spans))
+	for _, sp := range spans {
+		out = append(out, lock.Finding{
+			RuleID:   sp.rule.id,
+			Severity: sp.rule.severity,
+			Target:   target,
+			Message:  sp.rule.message,
+			Snippet:  Redact(value[sp.start:sp.end]),
+		})
+	}
+	for _, tok := range entropyHits(value, spans) {
+		out = append(out, lock.Finding{
+			RuleID:   RuleSecEntropy,
+			Severity: High,
+			Target:   target,
+			Message:  RuleSecEntropy + ": high-entropy token (possible secret)",
+			Snippet:  Redact(tok),
+		})
+	}
+	return out
+}
+
+// isTokenByte is the entropy pass's token alphabet [A-Za-z0-9+/_=.-]; the
+// value is split on runs of anything else.
+func isTokenByte(c byte) bool {
+	return isAlnum(c) || c == '+' || c == '/' || c == '_' || c == '=' || c == '.' || c == '-'
+}
+
+// tokens calls f with every maximal run of token bytes in s, in order.
+func tokens(s string, f func(tok string)) {
+	for i := 0; i < len(s); {
+		if !isTokenByte(s[i]) {
+			i++
+			continue
+		}
+		j := runEnd(s, i, isTokenByte)
+		f(s[i:j])
+		i = j
+	}
+}
+
+// entropyCandidate applies the entropy pass's per-token tests, the ones that
+// do not depend on earlier matches: at least 24 characters, none of them '.'
+// (the token must fully match [A-Za-z0-9+/_=-]{20,}), an ASCII alphanumeric
+// share of at least 0.80 and a Shannon entropy of at least 4.0 bits.
+func entropyCandidate(tok string, e *entropyScorer) bool {
+	if len(tok) < entropyMinLen || strings.IndexByte(tok, '.') >= 0 {
+		return false
+	}
+	alnum := 0
+	for i := 0; i < len(tok); i++ {
+		if isAlnum(tok[i]) {
+			alnum++
+		}
+	}
+	if float64(alnum)/float64(len(tok)) < alnumDominance {
+		return false
+	}
+	return e.highEntropy(tok)
+}
+
+// entropyHits returns the tokens of value the entropy pass reports, in
+// order, given the vendor matches already found in it.
+//
+// The reference skips a token that is a substring or a superstring of any
+// earlier matched text (vendor matches and earlier entropy hits), comparing
+// contents, not positions. Checked pairwise that is quadratic; here the
+// candidates and the matched texts go into one containment index (see
+// containIndex), which answers each question in time proportional to the
+// token's length times a logarithm.
+func entropyHits(value string, spans []span) []string {
+	var cands []string
+	var scorer entropyScorer
+	seen := map[string]bool{}
+	tokens(value, func(tok string) {
+		// A repeated token never becomes a new hit: if its first
+		// occurrence was a hit, it is a substring of that hit; if not,
+		// whatever stopped the first occurrence stops it too.
+		if len(tok) < entropyMinLen || seen[tok] {
+			return
+		}
+		seen[tok] = true
+		if entropyCandidate(tok, &scorer) {
+			cands = append(cands, tok)
+		}
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	idx := newContainIndex(cands, matchedTexts(value, spans))
+	var hits []string
+	for i, c := range cands {
+		if idx.related(i) {
+			continue
+		}
+		hits = append(hits, c)
+		idx.register(i)
+	}
+	return hits
+}
+
+// matchedTexts returns the distinct vendor-matched texts of value.
+func matchedTexts(value string, spans []span) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sp := range spans {
+		t := value[sp.start:sp.end]
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// maskVendorSecrets replaces every vendor-pattern match in s (overlapping
+// matches merged) by its redaction. It is applied to the finding fields that
+// echo raw input — targets, supply-chain snippets, capability evidence — so
+// that no finding carries a recognisable credential (SPEC §9). Tokens only
+// the entropy heuristic flags are left alone: that heuristic also fires on
+// ordinary package and tool names, and masking those would change findings
+// the reference emits for perfectly normal servers.
+func maskVendorSecrets(s string) string {
+	if s == "" {
+		return s
+	}
+	m := newMatcher(s)
+	var spans []span
+	for _, r := range vendorRules {
+		spans = m.find(r, spans)
+	}
+	if len(spans) == 0 {
+		return s
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i].start, spans[i].end
+		for i++; i < len(spans) && spans[i].start < end; i++ {
+			end = max(end, spans[i].end)
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Redact(s[start:end]))
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
