@@ -31,6 +31,11 @@
 //	legacy-cross-origin  like legacy, but the endpoint is on another host
 //	session-lost         answers 404 to every request after initialize
 //	no-reply             the tools/list event stream ends without the reply
+//	                     (after a priming event, but GET is not allowed, so
+//	                     the stream cannot be resumed)
+//	resumable            the tools/list event stream ends after a priming
+//	                     event with id and retry; the reply is served to a
+//	                     GET carrying that Last-Event-ID (2025-11-25 polling)
 package main
 
 import (
@@ -87,6 +92,9 @@ type server struct {
 	answers map[string]chan message
 	// legacy is the open legacy event stream's outbox.
 	legacy chan []byte
+	// parked holds replies withheld from a closed stream, by the event id a
+	// resuming GET must present.
+	parked map[string][]byte
 }
 
 func main() {
@@ -94,11 +102,11 @@ func main() {
 	addr := flag.String("http", "127.0.0.1:0", "listen address")
 	flag.Parse()
 	switch *mode {
-	case "json", "sse", "legacy", "legacy-cross-origin", "session-lost", "no-reply":
+	case "json", "sse", "legacy", "legacy-cross-origin", "session-lost", "no-reply", "resumable":
 	default:
 		log.Fatalf("rawhttp: unknown -mode %q", *mode)
 	}
-	s := &server{mode: *mode, answers: map[string]chan message{}, legacy: make(chan []byte, 16)}
+	s := &server{mode: *mode, answers: map[string]chan message{}, legacy: make(chan []byte, 16), parked: map[string][]byte{}}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("rawhttp: %v", err)
@@ -159,6 +167,10 @@ func (s *server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && legacy:
 		s.record(r, "")
 		s.serveLegacyStream(w, r)
+		return
+	case r.Method == http.MethodGet && s.mode == "resumable":
+		s.record(r, "resume "+r.Header.Get("Last-Event-ID"))
+		s.serveResume(w, r)
 		return
 	case r.Method == http.MethodDelete:
 		s.record(r, "")
@@ -259,7 +271,14 @@ func (s *server) serveEventStream(w http.ResponseWriter, m message) {
 	flusher.Flush()
 	reply := s.reply(m)
 	if m.Method == "tools/list" {
-		if s.mode == "no-reply" {
+		switch s.mode {
+		case "no-reply":
+			return
+		case "resumable":
+			s.mu.Lock()
+			s.parked["tools-1"] = reply
+			s.mu.Unlock()
+			fmt.Fprint(w, "id: tools-1\nretry: 20\ndata:\n\n")
 			return
 		}
 		reply = s.askClient(w, flusher, m, reply)
@@ -350,4 +369,23 @@ func (s *server) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	if m.Method != "" && m.ID != nil {
 		s.legacy <- s.reply(m)
 	}
+}
+
+// serveResume answers a GET that resumes a closed stream with the parked
+// reply for its Last-Event-ID.
+func (s *server) serveResume(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Mcp-Session-Id") != sessionID || !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		http.Error(w, "bad resume request", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	reply, ok := s.parked[r.Header.Get("Last-Event-ID")]
+	delete(s.parked, r.Header.Get("Last-Event-ID"))
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, "nothing to resume", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "id: tools-2\nevent: message\ndata: %s\n\n", reply)
 }

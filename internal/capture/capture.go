@@ -1,0 +1,258 @@
+// Package capture connects to an MCP server, performs the initialize
+// handshake and records the tools, resources and prompts it declares, keeping
+// the server's raw JSON for every value that is later hashed.
+//
+// It reproduces the reference implementation's capture (docs: reference
+// behaviour §8.2–§8.3) — same environment for stdio servers, same initialize
+// request, the three list calls always made in the same order, every
+// pagination cursor drained — but fails closed wherever the reference fails
+// open: an error on any page, an invalid item, a repeated name, a cursor
+// loop, an oversized message or a missed deadline is a capture failure, never
+// an empty or partial section (SPEC §8.2 "Capture completeness").
+//
+// Two transports are supported: a child process speaking newline-delimited
+// JSON-RPC on stdin/stdout (Options.Argv), and an HTTP endpoint (Options.URL)
+// speaking Streamable HTTP, with a fallback to the legacy HTTP+SSE transport
+// for servers that predate it.
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// Defaults applied to zero-valued Options fields.
+const (
+	// DefaultTimeout is the reference's --timeout default.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxPages is the reference's page cap per list (SPEC §8.2).
+	DefaultMaxPages = 256
+	// DefaultMaxMessageBytes bounds one JSON-RPC message.
+	DefaultMaxMessageBytes = 16 << 20
+	// DefaultMaxTotalBytes bounds everything read from one server. It is a
+	// few times the message bound: a real surface of a thousand tools is
+	// well under a megabyte, and the bound is what keeps a hostile server
+	// from streaming forever within the deadline.
+	DefaultMaxTotalBytes = 64 << 20
+	// DefaultClientVersion is sent as clientInfo.version when
+	// Options.Version is empty.
+	DefaultClientVersion = "dev"
+)
+
+// Options say which server to capture and within which bounds.
+type Options struct {
+	// Argv is the stdio launch, command first. It is executed directly,
+	// never through a shell (SPEC §6.1). Exactly one of Argv and URL is set.
+	Argv []string
+	// URL is a Streamable HTTP (or legacy HTTP+SSE) endpoint.
+	URL string
+	// Headers are extra HTTP headers, each "Name: value". Every "${NAME}" in
+	// a value is replaced by the environment variable NAME, so that secrets
+	// need not appear in argv; an unset variable is an error.
+	Headers []string
+	// Env passes variables to a stdio server beyond the fixed allowlist
+	// (HOME LOGNAME PATH SHELL TERM USER): "NAME" copies warden's own value
+	// (an unset variable is an error), "NAME=VALUE" sets one.
+	Env []string
+	// Timeout bounds the whole capture, handshake to last page. Zero means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// MaxPages bounds the cursor chain of each list. Zero means
+	// DefaultMaxPages.
+	MaxPages int
+	// MaxMessageBytes bounds one JSON-RPC message (one stdio line, one HTTP
+	// JSON body, one server-sent event). Zero means DefaultMaxMessageBytes.
+	MaxMessageBytes int64
+	// MaxTotalBytes bounds all the data read from the server. Zero means
+	// DefaultMaxTotalBytes.
+	MaxTotalBytes int64
+	// Stderr, when set, receives a copy of a stdio server's stderr (the
+	// reference passes it through). It is captured either way.
+	Stderr io.Writer
+	// Version is warden's version, sent as clientInfo.version.
+	Version string
+
+	// started, when set, is called with the process group of a freshly
+	// started stdio server. Tests use it to check that the group is gone.
+	started func(pgid int)
+}
+
+// ErrorKind classifies a capture failure.
+type ErrorKind int
+
+const (
+	// Failed is any failure other than the two below: a protocol
+	// violation, a refused surface, a server error, a transport error.
+	Failed ErrorKind = iota
+	// TimedOut means the deadline (Options.Timeout) passed.
+	TimedOut
+	// CommandNotFound means the stdio command could not be found.
+	CommandNotFound
+)
+
+// Error is a capture failure. Its message is a single line in the
+// reference's wording. Server-provided text reaches it only escaped and
+// length-capped: an identifier such as a tool name or cursor, and the tail
+// of a stdio server's stderr. Messages, descriptions and other free text from
+// the server never do.
+type Error struct {
+	Kind ErrorKind
+	msg  string
+	err  error
+}
+
+// Error returns the one-line message.
+func (e *Error) Error() string { return e.msg }
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.err }
+
+// config is Options after defaults and validation.
+type config struct {
+	Options
+	// display names the server in messages: argv[0] or the redacted URL.
+	display string
+	url     *url.URL
+	env     []string
+	headers [][2]string
+}
+
+// Capture connects to the server described by o, performs the handshake and
+// returns the declared surface. Any failure is returned as an *Error, except
+// invalid Options, which are reported as plain errors.
+func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
+	cfg, err := configure(o)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+
+	var c conn
+	if cfg.url != nil {
+		c = newHTTPConn(cfg)
+	} else {
+		sc, err := startStdio(cctx, cfg)
+		if err != nil {
+			return nil, cfg.failure(ctx, cctx, err, "")
+		}
+		c = sc
+	}
+
+	s := &session{c: c, cfg: cfg}
+	surf, err := s.run(cctx)
+	diag := c.close(err == nil)
+	if err != nil {
+		return nil, cfg.failure(ctx, cctx, err, diag)
+	}
+	if cfg.url != nil {
+		surf.Server = surface.Server{URL: cfg.URL}
+	} else {
+		surf.Server = surface.Server{Command: cfg.Argv[0], Args: append([]string{}, cfg.Argv[1:]...)}
+	}
+	return surf, nil
+}
+
+// configure validates o and applies defaults.
+func configure(o Options) (*config, error) {
+	cfg := &config{Options: o}
+	switch {
+	case len(o.Argv) > 0 && o.URL != "":
+		return nil, errors.New("capture: both a command and a URL were given")
+	case len(o.Argv) == 0 && o.URL == "":
+		return nil, errors.New("capture: neither a command nor a URL was given")
+	case o.Timeout < 0 || o.MaxPages < 0 || o.MaxMessageBytes < 0 || o.MaxTotalBytes < 0:
+		return nil, errors.New("capture: timeout and limits must not be negative")
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxPages == 0 {
+		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.MaxMessageBytes == 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.MaxTotalBytes == 0 {
+		cfg.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	// The line reader works with int; keep the bound well inside it on
+	// 32-bit platforms too.
+	cfg.MaxMessageBytes = min(cfg.MaxMessageBytes, 1<<30)
+	if cfg.Version == "" {
+		cfg.Version = DefaultClientVersion
+	}
+	if o.URL != "" {
+		if len(o.Env) > 0 {
+			return nil, errors.New("capture: --env applies to stdio servers only")
+		}
+		u, err := parseServerURL(o.URL)
+		if err != nil {
+			return nil, err
+		}
+		cfg.url = u
+		cfg.display = u.Redacted()
+		if cfg.headers, err = parseHeaders(o.Headers); err != nil {
+			return nil, err
+		}
+		return cfg, nil
+	}
+	if len(o.Headers) > 0 {
+		return nil, errors.New("capture: headers apply to HTTP servers only")
+	}
+	if o.Argv[0] == "" {
+		return nil, errors.New("capture: the server command is empty")
+	}
+	cfg.display = o.Argv[0]
+	env, err := childEnv(o.Env)
+	if err != nil {
+		return nil, err
+	}
+	cfg.env = env
+	return cfg, nil
+}
+
+// failure turns an error from any stage into the one-line *Error the CLI
+// prints. diag is what the transport learned while shutting down (exit
+// status, stderr tail); it is already sanitised.
+func (cfg *config) failure(parent, cctx context.Context, err error, diag string) error {
+	name := oneLine(cfg.display, 200)
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		// startStdio already classified it (command not found).
+		return e
+	case parent.Err() != nil:
+		return &Error{Kind: Failed, msg: fmt.Sprintf("Capture of MCP server '%s' was cancelled.", name), err: parent.Err()}
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		secs := strconv.FormatFloat(cfg.Timeout.Seconds(), 'f', -1, 64)
+		var msg string
+		if cfg.url != nil {
+			msg = fmt.Sprintf("MCP server at '%s' did not complete the handshake within %ss (it may be unreachable or hung).", name, secs)
+		} else {
+			msg = fmt.Sprintf("MCP server '%s' did not complete the handshake within %ss (it may be hung or waiting on input).", name, secs)
+		}
+		return &Error{Kind: TimedOut, msg: withDiag(msg, diag), err: context.DeadlineExceeded}
+	}
+	what := "MCP server '" + name + "'"
+	if cfg.url != nil {
+		what = "MCP server at '" + name + "'"
+	}
+	msg := fmt.Sprintf("Failed to capture %s: %s", what, oneLine(err.Error(), 600))
+	return &Error{Kind: Failed, msg: withDiag(msg, diag), err: err}
+}
+
+func withDiag(msg, diag string) string {
+	if diag == "" {
+		return msg
+	}
+	return strings.TrimSuffix(msg, ".") + "; " + diag
+}

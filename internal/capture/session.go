@@ -1,0 +1,362 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// SupportedProtocolVersions are the MCP protocol versions warden speaks,
+// newest first. The first is offered in initialize; a server answering with
+// any other version than these is refused, as the reference's SDK does.
+func SupportedProtocolVersions() []string {
+	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+}
+
+// maxUnrelatedMessages bounds the notifications, server requests and stray
+// responses tolerated while waiting for one reply. The byte budget bounds
+// them too; this catches a flood of tiny messages early.
+const maxUnrelatedMessages = 100_000
+
+// msgKind says what an outbound message is, which matters to HTTP: only a
+// request opens a reply stream.
+type msgKind int
+
+const (
+	kindRequest msgKind = iota
+	kindNotification
+	kindResponse
+)
+
+// conn is one transport's message pipe. Calls are made from one goroutine.
+type conn interface {
+	// send delivers one JSON-RPC message.
+	send(ctx context.Context, msg []byte, kind msgKind) error
+	// recv returns the next message from the server.
+	recv(ctx context.Context) (*jsonv.Value, error)
+	// negotiated tells the transport the protocol version in use.
+	negotiated(version string)
+	// close ends the session: politely when ok, promptly otherwise. It
+	// returns a sanitised diagnostic (exit status, stderr tail) or "".
+	close(ok bool) string
+}
+
+// session runs the client side of one capture over a conn.
+type session struct {
+	c      conn
+	cfg    *config
+	nextID int64
+}
+
+// rpcError is a JSON-RPC error reply. Only the code is kept: the message is
+// server-provided text and never reaches warden's output.
+type rpcError struct {
+	code int64
+}
+
+func (e *rpcError) Error() string {
+	return fmt.Sprintf("server answered JSON-RPC error %d", e.code)
+}
+
+// run performs the whole handshake and returns the surface without its
+// Server field.
+func (s *session) run(ctx context.Context) (*surface.Surface, error) {
+	version, err := s.initialize(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.c.negotiated(version)
+	note := jsonv.NewObject(
+		jsonv.M("jsonrpc", jsonv.NewString("2.0")),
+		jsonv.M("method", jsonv.NewString("notifications/initialized")),
+	)
+	if err := s.c.send(ctx, note.AppendCompact(nil), kindNotification); err != nil {
+		return nil, fmt.Errorf("sending notifications/initialized: %w", err)
+	}
+
+	surf := &surface.Surface{ProtocolVersion: version}
+	// Always all three, in this order, whatever capabilities the server
+	// declared: that is what the reference does, and a server that lists
+	// tools without declaring the capability must not escape the lock.
+	if err := s.listAll(ctx, "tools/list", "tools", func(v *jsonv.Value, at itemAt) (string, error) {
+		t, err := toolFromWire(v, at)
+		if err == nil {
+			surf.Tools = append(surf.Tools, t)
+		}
+		return t.Name, err
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.listAll(ctx, "resources/list", "resources", func(v *jsonv.Value, at itemAt) (string, error) {
+		r, err := resourceFromWire(v, at)
+		if err == nil {
+			surf.Resources = append(surf.Resources, r)
+		}
+		return r.URI, err
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.listAll(ctx, "prompts/list", "prompts", func(v *jsonv.Value, at itemAt) (string, error) {
+		p, err := promptFromWire(v, at)
+		if err == nil {
+			surf.Prompts = append(surf.Prompts, p)
+		}
+		return p.Name, err
+	}); err != nil {
+		return nil, err
+	}
+	return surf, nil
+}
+
+// initialize sends the initialize request and returns the server's
+// protocolVersion after checking the result's shape.
+func (s *session) initialize(ctx context.Context) (string, error) {
+	params := jsonv.NewObject(
+		jsonv.M("protocolVersion", jsonv.NewString(SupportedProtocolVersions()[0])),
+		jsonv.M("capabilities", jsonv.NewObject()),
+		jsonv.M("clientInfo", jsonv.NewObject(
+			jsonv.M("name", jsonv.NewString("warden")),
+			jsonv.M("version", jsonv.NewString(s.cfg.Version)),
+		)),
+	)
+	res, err := s.call(ctx, "initialize", params)
+	if err != nil {
+		return "", fmt.Errorf("initialize: %w", err)
+	}
+	if res.Kind != jsonv.Object {
+		return "", fmt.Errorf("initialize: result is %s, not an object", a(res.Kind))
+	}
+	pv := res.Get("protocolVersion")
+	version, ok := pv.Str()
+	if !ok {
+		return "", errors.New("initialize: result has no string protocolVersion")
+	}
+	if !slices.Contains(SupportedProtocolVersions(), version) {
+		return "", fmt.Errorf("initialize: server chose unsupported protocol version %s (warden supports %v)",
+			quoteName(version), SupportedProtocolVersions())
+	}
+	// The reference's SDK validates these; a server without them is not
+	// speaking MCP.
+	if c := res.Get("capabilities"); c == nil || c.Kind != jsonv.Object {
+		return "", errors.New("initialize: result has no capabilities object")
+	}
+	info := res.Get("serverInfo")
+	if info == nil || info.Kind != jsonv.Object {
+		return "", errors.New("initialize: result has no serverInfo object")
+	}
+	if _, ok := info.Get("name").Str(); !ok {
+		return "", errors.New("initialize: serverInfo has no string name")
+	}
+	if _, ok := info.Get("version").Str(); !ok {
+		return "", errors.New("initialize: serverInfo has no string version")
+	}
+	return version, nil
+}
+
+// listAll drains every page of a list method, handing each item to take,
+// which returns the item's identity (name or URI) for the duplicate check.
+func (s *session) listAll(ctx context.Context, method, key string, take func(*jsonv.Value, itemAt) (string, error)) error {
+	seenCursor := map[string]bool{}
+	seenID := map[string]int{} // identity → page it first appeared on
+	cursor := ""
+	for page := 1; ; page++ {
+		if page > s.cfg.MaxPages {
+			return fmt.Errorf("%s: cursor chain exceeded %d pages", method, s.cfg.MaxPages)
+		}
+		var params *jsonv.Value
+		if page > 1 {
+			params = jsonv.NewObject(jsonv.M("cursor", jsonv.NewString(cursor)))
+		}
+		res, err := s.call(ctx, method, params)
+		var rerr *rpcError
+		if errors.As(err, &rerr) && rerr.code == -32601 && page == 1 {
+			// "Method not found" on the first page is how a server says
+			// it has no such feature: the section is empty. Any other
+			// error, or this one on a later page, is not.
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s page %d: %w", method, page, err)
+		}
+		if res.Kind != jsonv.Object {
+			return fmt.Errorf("%s page %d: result is %s, not an object", method, page, a(res.Kind))
+		}
+		items := res.Get(key)
+		if items == nil || items.Kind != jsonv.Array {
+			return fmt.Errorf("%s page %d: result has no %q array", method, page, key)
+		}
+		for i, it := range items.Items {
+			at := itemAt{list: key, page: page, index: i}
+			id, err := take(it, at)
+			if err != nil {
+				return fmt.Errorf("%s page %d: %w", method, page, err)
+			}
+			if first, dup := seenID[id]; dup {
+				return fmt.Errorf("%s: %s %s appears more than once (pages %d and %d); a repeated identity would let one entry shadow another",
+					method, identityWord(key), quoteName(id), first, page)
+			}
+			seenID[id] = page
+		}
+		next := res.Get("nextCursor")
+		if next.IsNull() {
+			return nil
+		}
+		c, ok := next.Str()
+		if !ok {
+			return fmt.Errorf("%s page %d: nextCursor is %s, not a string", method, page, a(next.Kind))
+		}
+		if c == "" {
+			return nil
+		}
+		if seenCursor[c] {
+			return fmt.Errorf("%s page %d: cursor %s was already used (cursor loop)", method, page, quoteName(c))
+		}
+		seenCursor[c] = true
+		cursor = c
+	}
+}
+
+func identityWord(key string) string {
+	if key == "resources" {
+		return "resource URI"
+	}
+	return key[:len(key)-1] + " name"
+}
+
+// call sends a request and waits for its reply, answering the server's own
+// requests and skipping notifications meanwhile. A JSON-RPC error reply is
+// returned as *rpcError.
+func (s *session) call(ctx context.Context, method string, params *jsonv.Value) (*jsonv.Value, error) {
+	s.nextID++
+	id := s.nextID
+	members := []jsonv.Member{
+		jsonv.M("jsonrpc", jsonv.NewString("2.0")),
+		jsonv.M("id", jsonv.NewInt(id)),
+		jsonv.M("method", jsonv.NewString(method)),
+	}
+	if params != nil {
+		members = append(members, jsonv.M("params", params))
+	}
+	if err := s.c.send(ctx, jsonv.NewObject(members...).AppendCompact(nil), kindRequest); err != nil {
+		return nil, err
+	}
+	want := strconv.FormatInt(id, 10)
+	for unrelated := 0; ; unrelated++ {
+		if unrelated > maxUnrelatedMessages {
+			return nil, fmt.Errorf("more than %d messages arrived without the reply", maxUnrelatedMessages)
+		}
+		m, err := s.c.recv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		msg, err := classify(m)
+		if err != nil {
+			return nil, err
+		}
+		switch msg.kind {
+		case kindNotification:
+			continue
+		case kindRequest:
+			if err := s.answer(ctx, msg); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if msg.id.Kind != jsonv.Int || msg.id.Text != want {
+			if msg.id.Kind == jsonv.Null && msg.err != nil {
+				// An error without an id is the server saying it could not
+				// read something we sent; the reply will never come.
+				return nil, fmt.Errorf("server reported error %d for an unidentified request", msg.err.code)
+			}
+			// A reply to a request nobody waits for (a duplicate, or an
+			// id we never used): ignore it like a notification.
+			continue
+		}
+		if msg.err != nil {
+			return nil, msg.err
+		}
+		return msg.result, nil
+	}
+}
+
+// answer replies to a server-to-client request. Warden advertises no client
+// capabilities, so ping is the only request it serves.
+func (s *session) answer(ctx context.Context, msg message) error {
+	members := []jsonv.Member{
+		jsonv.M("jsonrpc", jsonv.NewString("2.0")),
+		jsonv.M("id", msg.id),
+	}
+	if msg.method == "ping" {
+		members = append(members, jsonv.M("result", jsonv.NewObject()))
+	} else {
+		members = append(members, jsonv.M("error", jsonv.NewObject(
+			jsonv.M("code", jsonv.NewInt(-32601)),
+			jsonv.M("message", jsonv.NewString("Method not found")),
+		)))
+	}
+	if err := s.c.send(ctx, jsonv.NewObject(members...).AppendCompact(nil), kindResponse); err != nil {
+		return fmt.Errorf("answering the server's %s request: %w", quoteName(msg.method), err)
+	}
+	return nil
+}
+
+// message is a classified inbound JSON-RPC message.
+type message struct {
+	kind   msgKind
+	id     *jsonv.Value
+	method string
+	result *jsonv.Value
+	err    *rpcError
+}
+
+// classify checks a JSON-RPC 2.0 envelope and says what it is. Batches are
+// refused: they were removed from MCP in 2025-06-18 and the reference's SDK
+// never accepted them.
+func classify(m *jsonv.Value) (message, error) {
+	if m.Kind != jsonv.Object {
+		return message{}, fmt.Errorf("server sent %s where a JSON-RPC message object was expected", a(m.Kind))
+	}
+	if v, _ := m.Get("jsonrpc").Str(); v != "2.0" {
+		return message{}, errors.New(`server sent a message without "jsonrpc": "2.0"`)
+	}
+	id := m.Get("id")
+	if mv := m.Get("method"); mv != nil {
+		method, ok := mv.Str()
+		if !ok {
+			return message{}, errors.New("server sent a message whose method is not a string")
+		}
+		if id == nil {
+			return message{kind: kindNotification, method: method}, nil
+		}
+		if id.Kind != jsonv.String && id.Kind != jsonv.Int {
+			return message{}, fmt.Errorf("server sent a %s request whose id is %s", quoteName(method), a(id.Kind))
+		}
+		return message{kind: kindRequest, id: id, method: method}, nil
+	}
+	if id == nil {
+		return message{}, errors.New("server sent a message with neither a method nor an id")
+	}
+	res, e := m.Get("result"), m.Get("error")
+	switch {
+	case m.Has("result") && m.Has("error"):
+		return message{}, errors.New("server sent a response with both a result and an error")
+	case m.Has("result"):
+		return message{kind: kindResponse, id: id, result: res}, nil
+	case m.Has("error"):
+		code := e.Get("code")
+		if e.Kind != jsonv.Object || code == nil || code.Kind != jsonv.Int {
+			return message{}, errors.New("server sent an error response without an integer code")
+		}
+		n, err := strconv.ParseInt(code.Text, 10, 64)
+		if err != nil {
+			return message{}, errors.New("server sent an error response with an out-of-range code")
+		}
+		return message{kind: kindResponse, id: id, err: &rpcError{code: n}}, nil
+	}
+	return message{}, errors.New("server sent a response with neither a result nor an error")
+}
