@@ -103,12 +103,6 @@ func (r *runner) run(ctx context.Context) int {
 		}
 	}
 
-	restore, err := r.enterWorkDir()
-	if err != nil {
-		return r.fail(err)
-	}
-	defer restore()
-
 	target := ops.Target{
 		Argv:     in.Argv,
 		URL:      in.URL,
@@ -116,6 +110,9 @@ func (r *runner) run(ctx context.Context) int {
 		Env:      in.Env,
 		Timeout:  in.Timeout,
 		MaxPages: in.MaxPages,
+		// The server runs in working-directory without warden changing its
+		// own (process-wide) directory.
+		Dir: r.workDir,
 	}
 	if in.Mode == ModePin {
 		return r.pin(ctx, target)
@@ -169,25 +166,6 @@ func (r *runner) display(abs string) string {
 		}
 	}
 	return filepath.ToSlash(abs)
-}
-
-// enterWorkDir changes into the working directory when it is not already
-// the current one, and returns the function that changes back.
-func (r *runner) enterWorkDir() (func(), error) {
-	cur, err := os.Getwd()
-	if err == nil && cur == r.workDir {
-		return func() {}, nil
-	}
-	if err := os.Chdir(r.workDir); err != nil {
-		return nil, fmt.Errorf("enter working-directory: %w", err)
-	}
-	return func() {
-		if cur != "" {
-			if err := os.Chdir(cur); err != nil {
-				fmt.Fprintf(r.stderr, "warning: could not return to %s: %v\n", report.TerminalSafe(cur), err)
-			}
-		}
-	}, nil
 }
 
 // quiet stops the runner from processing workflow commands while the

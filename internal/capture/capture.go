@@ -79,6 +79,9 @@ type Options struct {
 	Stderr io.Writer
 	// Version is warden's version, sent as clientInfo.version.
 	Version string
+	// Dir is a stdio server's working directory; a relative Argv[0] is
+	// resolved against it. Empty means warden's own.
+	Dir string
 
 	// started, when set, is called with the process group of a freshly
 	// started stdio server. Tests use it to check that the group is gone.

@@ -113,6 +113,7 @@ func startStdio(ctx context.Context, cfg *config) (*stdioConn, error) {
 		return nil, startError(name, cmd.Err)
 	}
 	cmd.Env = cfg.env
+	cmd.Dir = cfg.Dir
 	if err := inOwnProcessGroup(cmd); err != nil {
 		return nil, err
 	}

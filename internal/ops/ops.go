@@ -37,6 +37,8 @@ type Target struct {
 	MaxMessageBytes int64
 	// Version is warden's version, sent as clientInfo.version.
 	Version string
+	// Dir is the stdio server's working directory (empty: warden's own).
+	Dir string
 }
 
 // Validate refuses a target that names both or neither of a command and a URL.
@@ -69,6 +71,7 @@ func Capture(ctx context.Context, t Target) (*surface.Surface, error) {
 		MaxPages:        t.MaxPages,
 		MaxMessageBytes: t.MaxMessageBytes,
 		Version:         t.Version,
+		Dir:             t.Dir,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCapture, err)
