@@ -11,6 +11,10 @@
 #   Go base       debootstrap --variant=minbase bookworm + ca-certificates +
 #                 the host's Go toolchain (GOROOT) at /usr/local/go, with the
 #                 same GOPATH/PATH/GOTOOLCHAIN settings as the golang image
+#   uv stand-in   a scratch image laid out like ghcr.io/astral-sh/uv (/uv,
+#                 /uvx), whose two files are shell stubs that answer
+#                 --version and refuse everything else, so a local build can
+#                 run the Dockerfile's default WITH_UV=true path
 #
 # Each image carries a stamp label: a hash of this script, the package list,
 # the mirror and (for Go) the host's Go version. A base whose stamp still
@@ -20,6 +24,7 @@
 # Environment (all optional):
 #   WARDEN_RUNTIME_BASE    image name  (default localhost/warden-runtime-base:bookworm)
 #   WARDEN_GO_BASE         image name  (default localhost/warden-go-base:1.26)
+#   WARDEN_UV_STANDIN      image name  (default localhost/warden-uv-standin:local)
 #   WARDEN_DEBIAN_MIRROR   archive URI (default: the bookworm mirror apt uses here)
 #   WARDEN_CONTAINER_STATE state dir   (default /var/tmp/warden-container)
 #   CONTAINERS_CONF        podman config; a runc/cgroupfs one is written if unset
@@ -29,6 +34,7 @@ readonly SUITE=bookworm
 readonly STAMP_LABEL=org.wardenlock.warden.base-stamp
 readonly RUNTIME_BASE=${WARDEN_RUNTIME_BASE:-localhost/warden-runtime-base:bookworm}
 readonly GO_BASE=${WARDEN_GO_BASE:-localhost/warden-go-base:1.26}
+readonly UV_STANDIN=${WARDEN_UV_STANDIN:-localhost/warden-uv-standin:local}
 readonly STATE=${WARDEN_CONTAINER_STATE:-/var/tmp/warden-container}
 # What the Dockerfile's runtime stage expects to find (node, npm, npx,
 # python3, CA roots); anything else would only grow the image.
@@ -144,6 +150,7 @@ stamp_of() {
 			printf 'packages=%s\n' "${GO_PACKAGES[*]}"
 			printf 'go=%s goroot=%s\n' "$(go env GOVERSION)" "$(go env GOROOT)"
 			;;
+		uv) printf 'uv-standin\n' ;;
 		esac
 	} | sha256sum | cut -c1-32
 }
@@ -242,7 +249,7 @@ trim_rootfs() {
 import_rootfs() {
 	local root=$1 image=$2 stamp=$3
 	shift 3
-	local changes=(--change "LABEL $STAMP_LABEL=$stamp" --change 'CMD ["/bin/bash"]')
+	local changes=(--change "LABEL $STAMP_LABEL=$stamp")
 	local c old new
 	for c in "$@"; do
 		changes+=(--change "$c")
@@ -271,7 +278,8 @@ build_runtime_base() {
 	trim_rootfs "$root"
 	import_rootfs "$root" "$RUNTIME_BASE" "$stamp" \
 		'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		'ENV LANG=C.UTF-8'
+		'ENV LANG=C.UTF-8' \
+		'CMD ["/bin/bash"]'
 }
 
 build_go_base() {
@@ -294,7 +302,35 @@ build_go_base() {
 		'ENV GOPATH=/go' \
 		'ENV GOTOOLCHAIN=local' \
 		'ENV LANG=C.UTF-8' \
-		'WORKDIR /go'
+		'WORKDIR /go' \
+		'CMD ["/bin/bash"]'
+}
+
+# The official uv image is FROM scratch with /uv and /uvx at its root; the
+# stand-in keeps that layout. Its stubs make any real use fail loudly (exit
+# 127) instead of pretending that uv works.
+build_uv_base() {
+	local stamp=$1 root="$WORKDIR/uv" name
+	log "building $UV_STANDIN (uv/uvx stubs)"
+	mkdir -p "$root"
+	for name in uv uvx; do
+		cat >"$root/$name" <<-'EOF'
+			#!/bin/sh
+			# Local stand-in for uv/uvx (ghcr.io/astral-sh/uv cannot be
+			# pulled on this machine). Not the real tool.
+			me=${0##*/}
+			case "${1:-}" in
+			--version | -V | version)
+				echo "$me 0.0.0 (local stand-in, not the real uv)"
+				exit 0
+				;;
+			esac
+			echo "$me: not available in this local test image (UV_IMAGE stand-in)" >&2
+			exit 127
+		EOF
+		chmod 0755 "$root/$name"
+	done
+	import_rootfs "$root" "$UV_STANDIN" "$stamp" 'ENTRYPOINT ["/uv"]'
 }
 
 # Build one base unless its stamp label already matches.
@@ -335,6 +371,7 @@ main() {
 	resolve_mirrors
 	ensure_base runtime "$RUNTIME_BASE"
 	ensure_base go "$GO_BASE"
+	ensure_base uv "$UV_STANDIN"
 }
 
 main "$@"
