@@ -8,6 +8,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"math"
 	"math/big"
 	"slices"
@@ -95,18 +97,72 @@ func checkNumbers(v *jsonv.Value) error {
 // Floats are still formatted by jcs.NumberToJSON, and FuzzCanonicalMatchesJCS
 // holds this encoder to jcs.Transform's output byte for byte.
 func Canonical(v *jsonv.Value) ([]byte, error) {
-	if err := CheckDepth(v); err != nil {
+	e := encoder{buf: make([]byte, 0, 256)}
+	if err := e.value(v, 0); err != nil {
 		return nil, fmt.Errorf("canonicalize: %w", err)
 	}
-	out, err := appendCanonical(make([]byte, 0, 256), v)
-	if err != nil {
-		return nil, fmt.Errorf("canonicalize: %w", err)
+	return e.buf, nil
+}
+
+// Hash returns "sha256:" + lowercase hex SHA-256 of v's canonical form.
+func Hash(v *jsonv.Value) (string, error) {
+	var h Hasher
+	return h.Hash(v)
+}
+
+// Hasher hashes values like Hash, reusing its buffers between calls: the
+// canonical bytes stream into SHA-256 through one buffer, and object members
+// are sorted in one scratch area, so building a lock of thousands of entries
+// does not allocate a copy of every schema's text. The zero value is ready
+// to use; a Hasher is not safe for concurrent use.
+type Hasher struct {
+	enc encoder
+	sha hash.Hash
+	sum [sha256.Size]byte
+}
+
+// Hash returns "sha256:" + lowercase hex SHA-256 of v's canonical form.
+func (h *Hasher) Hash(v *jsonv.Value) (string, error) {
+	if h.sha == nil {
+		h.sha = sha256.New()
+		h.enc.buf = make([]byte, 0, 2*flushAt)
 	}
-	return out, nil
+	h.sha.Reset()
+	h.enc.buf = h.enc.buf[:0]
+	h.enc.sink = h.sha
+	if err := h.enc.value(v, 0); err != nil {
+		return "", fmt.Errorf("canonicalize: %w", err)
+	}
+	h.sha.Write(h.enc.buf)
+	sum := h.sha.Sum(h.sum[:0])
+	var out [len("sha256:") + 2*sha256.Size]byte
+	copy(out[:], "sha256:")
+	hex.Encode(out[len("sha256:"):], sum)
+	return string(out[:]), nil
+}
+
+// flushAt is the buffered size at which an encoder with a sink hands its
+// bytes over.
+const flushAt = 16 << 10
+
+// encoder writes canonical text into buf, passing it to sink (when set)
+// whenever it grows past flushAt. scratch holds the sorted members of the
+// objects being written, as a stack.
+type encoder struct {
+	buf     []byte
+	sink    io.Writer
+	scratch []jsonv.Member
+}
+
+func (e *encoder) flush() {
+	if e.sink != nil && len(e.buf) >= flushAt {
+		e.sink.Write(e.buf)
+		e.buf = e.buf[:0]
+	}
 }
 
 // canonicalViaJCS is the library path: compact text through jcs.Transform.
-// Tests use it as the oracle for appendCanonical.
+// Tests use it as the oracle for the encoder.
 func canonicalViaJCS(v *jsonv.Value) ([]byte, error) {
 	if err := CheckDepth(v); err != nil {
 		return nil, err
@@ -117,89 +173,95 @@ func canonicalViaJCS(v *jsonv.Value) ([]byte, error) {
 	return jcs.Transform(v.AppendCompact(nil))
 }
 
-// appendCanonical writes v's canonical text. Recursion is bounded because
-// Canonical checked the depth first.
-func appendCanonical(dst []byte, v *jsonv.Value) ([]byte, error) {
+// value writes v, an element at the given depth. Refusing an element deeper
+// than MaxDepth here is the §4 bound: the recursion never goes past it.
+func (e *encoder) value(v *jsonv.Value, depth int) error {
+	if depth > MaxDepth {
+		return fmt.Errorf("value nests deeper than %d levels", MaxDepth)
+	}
 	switch v.Kind {
 	case jsonv.Null:
-		return append(dst, "null"...), nil
+		e.buf = append(e.buf, "null"...)
 	case jsonv.Bool:
 		if v.Bool {
-			return append(dst, "true"...), nil
+			e.buf = append(e.buf, "true"...)
+		} else {
+			e.buf = append(e.buf, "false"...)
 		}
-		return append(dst, "false"...), nil
 	case jsonv.Int:
 		digits := strings.TrimPrefix(v.Text, "-")
 		if len(digits) > 15 {
 			i, ok := new(big.Int).SetString(v.Text, 10)
 			if !ok || i.CmpAbs(maxSafeInt) > 0 {
-				return nil, fmt.Errorf("integer %.40s exceeds the safe integer domain", v.Text)
+				return fmt.Errorf("integer %.40s exceeds the safe integer domain", v.Text)
 			}
 		}
 		// A safe JSON integer literal (no leading zeros) is already its
 		// ECMAScript form, except that negative zero is written 0.
 		if strings.TrimLeft(digits, "0") == "" {
-			return append(dst, '0'), nil
+			e.buf = append(e.buf, '0')
+		} else {
+			e.buf = append(e.buf, v.Text...)
 		}
-		return append(dst, v.Text...), nil
 	case jsonv.Float:
 		f, _ := v.Float64()
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, fmt.Errorf("number %.40s is not finite", v.Text)
+			return fmt.Errorf("number %.40s is not finite", v.Text)
 		}
 		s, err := jcs.NumberToJSON(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return append(dst, s...), nil
+		e.buf = append(e.buf, s...)
 	case jsonv.String:
-		return jsonv.AppendQuoted(dst, v.Text), nil
+		e.buf = jsonv.AppendQuoted(e.buf, v.Text)
+		e.flush()
 	case jsonv.Array:
-		dst = append(dst, '[')
+		e.buf = append(e.buf, '[')
 		for i, it := range v.Items {
 			if i > 0 {
-				dst = append(dst, ',')
+				e.buf = append(e.buf, ',')
 			}
-			var err error
-			if dst, err = appendCanonical(dst, it); err != nil {
-				return nil, err
+			if err := e.value(it, depth+1); err != nil {
+				return err
 			}
 		}
-		return append(dst, ']'), nil
-	}
-	members := sortedMembers(v.Members)
-	dst = append(dst, '{')
-	for i, m := range members {
-		if i > 0 {
-			dst = append(dst, ',')
+		e.buf = append(e.buf, ']')
+	default:
+		e.buf = append(e.buf, '{')
+		// The sorted members sit on the scratch stack while their values
+		// are written; nested objects push above them. If the stack grows
+		// and moves, this level keeps reading its (unchanged) old segment.
+		base := len(e.scratch)
+		e.scratch = append(e.scratch, v.Members...)
+		members := e.scratch[base:]
+		sortMembers(members)
+		for i, m := range members {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.buf = jsonv.AppendQuoted(e.buf, m.Key)
+			e.buf = append(e.buf, ':')
+			if err := e.value(m.Value, depth+1); err != nil {
+				return err
+			}
 		}
-		dst = jsonv.AppendQuoted(dst, m.Key)
-		dst = append(dst, ':')
-		var err error
-		if dst, err = appendCanonical(dst, m.Value); err != nil {
-			return nil, err
-		}
+		clear(e.scratch[base:])
+		e.scratch = e.scratch[:base]
+		e.buf = append(e.buf, '}')
 	}
-	return append(dst, '}'), nil
+	return nil
 }
 
-// sortedMembers returns the members ordered by their keys' UTF-16 code
-// units (RFC 8785 §3.2.3), copying only when they are not in order already.
-func sortedMembers(ms []jsonv.Member) []jsonv.Member {
-	sorted := true
+// sortMembers orders members in place by their keys' UTF-16 code units
+// (RFC 8785 §3.2.3); most objects are small or already in order.
+func sortMembers(ms []jsonv.Member) {
 	for i := 1; i < len(ms); i++ {
 		if compareUTF16(ms[i-1].Key, ms[i].Key) > 0 {
-			sorted = false
-			break
+			slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return compareUTF16(a.Key, b.Key) })
+			return
 		}
 	}
-	if sorted {
-		return ms
-	}
-	out := make([]jsonv.Member, len(ms))
-	copy(out, ms)
-	slices.SortStableFunc(out, func(a, b jsonv.Member) int { return compareUTF16(a.Key, b.Key) })
-	return out
 }
 
 // compareUTF16 orders two strings by UTF-16 code units. UTF-8 byte order is
@@ -234,15 +296,6 @@ func firstUnit(r rune) rune {
 		return 0xD800 + (r-0x10000)>>10
 	}
 	return r
-}
-
-// Hash returns "sha256:" + lowercase hex SHA-256 of v's canonical form.
-func Hash(v *jsonv.Value) (string, error) {
-	c, err := Canonical(v)
-	if err != nil {
-		return "", err
-	}
-	return HashBytes(c), nil
 }
 
 // HashBytes formats the digest of already canonical bytes.

@@ -91,6 +91,30 @@ func TestCheckReadsLockBeforeSpawning(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the server was launched although the lock could not be read")
 	}
+	// A lock edited by hand (an entry no longer matches its digests) is
+	// refused before anything is launched, even though its overall_digest
+	// still matches the server.
+	srv := demoServer(t)
+	edited := filepath.Join(dir, "edited.lock")
+	if code, _, errs := run(t, "pin", "--lock", edited, "--", srv); code != 0 {
+		t.Fatal(errs)
+	}
+	text, _ := os.ReadFile(edited)
+	l, err := lock.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Tools[0].DescriptionHash = l.Tools[1].DescriptionHash
+	if err := lock.WriteFile(edited, l); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run(t, "check", "--lock", edited, "--", "touch", marker)
+	if code != ExitError || !strings.Contains(errs, "does not verify against its own entries") {
+		t.Fatalf("edited lock: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the server was launched although the lock does not verify")
+	}
 	bad := filepath.Join(dir, "bad.lock")
 	os.WriteFile(bad, []byte(`{"schema_version": 9}`), 0o644)
 	if code, _, _ := run(t, "check", "--lock", bad, "--", "touch", marker); code != ExitError {

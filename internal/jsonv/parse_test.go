@@ -144,3 +144,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestCompactLen(t *testing.T) {
+	for _, s := range []string{`null`, `true`, `false`, `-1.5e3`, `"a\"\\\n\u0001é"`, `[]`, `{}`, `[1,[2,{"k":"v"}],null]`, `{"a\tb":{"c":[true,false]},"d":""}`} {
+		v, err := Parse([]byte(s), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := v.CompactLen(), len(v.Compact()); got != want {
+			t.Errorf("CompactLen(%s) = %d, want %d", s, got, want)
+		}
+	}
+}

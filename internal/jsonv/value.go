@@ -351,3 +351,47 @@ func isIdent(s string) bool {
 	}
 	return true
 }
+
+// CompactLen returns len(v.AppendCompact(nil)) without building the text.
+func (v *Value) CompactLen() int {
+	switch v.Kind {
+	case Null:
+		return 4
+	case Bool:
+		if v.Bool {
+			return 4
+		}
+		return 5
+	case Int, Float:
+		return len(v.Text)
+	case String:
+		return quotedLen(v.Text)
+	case Array:
+		n := 2 + max(len(v.Items)-1, 0)
+		for _, it := range v.Items {
+			n += it.CompactLen()
+		}
+		return n
+	case Object:
+		n := 2 + max(len(v.Members)-1, 0)
+		for _, m := range v.Members {
+			n += quotedLen(m.Key) + 1 + m.Value.CompactLen()
+		}
+		return n
+	}
+	return 0
+}
+
+// quotedLen is len(AppendQuoted(nil, s)).
+func quotedLen(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}

@@ -17,14 +17,16 @@ import (
 // warden_version are left for the caller; none of them is hashed.
 func Build(s *surface.Surface) (*Lock, error) {
 	l := &Lock{SchemaVersion: CurrentSchemaVersion, Findings: []Finding{}}
-	srv, err := BuildServer(s.Server)
+	// One hasher for the whole build reuses its buffers across entries.
+	h := &canon.Hasher{}
+	srv, err := buildServer(h, s.Server)
 	if err != nil {
 		return nil, err
 	}
 	l.Server = srv
 	l.Tools = make([]Tool, 0, len(s.Tools))
 	for _, t := range s.Tools {
-		e, err := BuildTool(t)
+		e, err := buildTool(h, t)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
@@ -32,7 +34,7 @@ func Build(s *surface.Surface) (*Lock, error) {
 	}
 	l.Resources = make([]Resource, 0, len(s.Resources))
 	for _, r := range s.Resources {
-		e, err := BuildResource(r)
+		e, err := buildResource(h, r)
 		if err != nil {
 			return nil, fmt.Errorf("resource %q: %w", r.URI, err)
 		}
@@ -40,7 +42,7 @@ func Build(s *surface.Surface) (*Lock, error) {
 	}
 	l.Prompts = make([]Prompt, 0, len(s.Prompts))
 	for _, p := range s.Prompts {
-		e, err := BuildPrompt(p)
+		e, err := buildPrompt(h, p)
 		if err != nil {
 			return nil, fmt.Errorf("prompt %q: %w", p.Name, err)
 		}
@@ -51,7 +53,7 @@ func Build(s *surface.Surface) (*Lock, error) {
 	sort.SliceStable(l.Tools, func(i, j int) bool { return l.Tools[i].Name < l.Tools[j].Name })
 	sort.SliceStable(l.Resources, func(i, j int) bool { return l.Resources[i].URI < l.Resources[j].URI })
 	sort.SliceStable(l.Prompts, func(i, j int) bool { return l.Prompts[i].Name < l.Prompts[j].Name })
-	d, err := OverallDigest(l)
+	d, err := overallDigest(h, l)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +63,9 @@ func Build(s *surface.Surface) (*Lock, error) {
 
 // BuildServer computes the launch identity and its command_digest (SPEC §6.1):
 // hash({"command", "args"}) for stdio, hash({"url"}) for HTTP servers.
-func BuildServer(s surface.Server) (Server, error) {
+func BuildServer(s surface.Server) (Server, error) { return buildServer(&canon.Hasher{}, s) }
+
+func buildServer(h *canon.Hasher, s surface.Server) (Server, error) {
 	var body *jsonv.Value
 	srv := Server{Command: s.Command, Args: append([]string{}, s.Args...)}
 	if s.IsHTTP() {
@@ -74,7 +78,7 @@ func BuildServer(s surface.Server) (Server, error) {
 			jsonv.M("args", jsonv.NewStrings(srv.Args)),
 		)
 	}
-	d, err := canon.Hash(body)
+	d, err := h.Hash(body)
 	if err != nil {
 		return Server{}, fmt.Errorf("command_digest: %w", err)
 	}
@@ -83,18 +87,20 @@ func BuildServer(s surface.Server) (Server, error) {
 }
 
 // hashOr hashes v, or the fallback when v is absent or JSON null.
-func hashOr(v, fallback *jsonv.Value) (string, error) {
+func hashOr(h *canon.Hasher, v, fallback *jsonv.Value) (string, error) {
 	if v.IsNull() {
 		v = fallback
 	}
-	return canon.Hash(v)
+	return h.Hash(v)
 }
 
 // BuildTool makes a v4 tool entry (SPEC §5.1, §7.1, reference-behaviour §1.2).
-func BuildTool(t surface.Tool) (Tool, error) {
+func BuildTool(t surface.Tool) (Tool, error) { return buildTool(&canon.Hasher{}, t) }
+
+func buildTool(h *canon.Hasher, t surface.Tool) (Tool, error) {
 	e := Tool{Name: t.Name, HasV4: true}
 	var err error
-	if e.DescriptionHash, err = hashOr(t.Description, jsonv.NewString("")); err != nil {
+	if e.DescriptionHash, err = hashOr(h, t.Description, jsonv.NewString("")); err != nil {
 		return Tool{}, fmt.Errorf("description: %w", err)
 	}
 	// A present inputSchema that is not an object hashes as {} (vector
@@ -103,7 +109,7 @@ func BuildTool(t surface.Tool) (Tool, error) {
 	if t.InputSchema != nil && t.InputSchema.Kind == jsonv.Object {
 		obj = t.InputSchema
 	}
-	if e.InputSchemaHash, err = hashOr(obj, jsonv.NewObject()); err != nil {
+	if e.InputSchemaHash, err = hashOr(h, obj, jsonv.NewObject()); err != nil {
 		return Tool{}, fmt.Errorf("inputSchema: %w", err)
 	}
 	e.Capabilities = caps.Derive(t.Name, obj)
@@ -123,23 +129,25 @@ func BuildTool(t surface.Tool) (Tool, error) {
 	if o := t.OutputSchema; !o.IsNull() && o.Kind != jsonv.Object {
 		return Tool{}, fmt.Errorf("outputSchema is a %s, not an object", o.Kind)
 	}
-	if e.AnnotationsHash, err = hashOr(t.Annotations, jsonv.NewNull()); err != nil {
+	if e.AnnotationsHash, err = hashOr(h, t.Annotations, jsonv.NewNull()); err != nil {
 		return Tool{}, fmt.Errorf("annotations: %w", err)
 	}
-	if e.OutputSchemaHash, err = hashOr(t.OutputSchema, jsonv.NewNull()); err != nil {
+	if e.OutputSchemaHash, err = hashOr(h, t.OutputSchema, jsonv.NewNull()); err != nil {
 		return Tool{}, fmt.Errorf("outputSchema: %w", err)
 	}
 	if !t.OutputSchema.IsNull() {
 		e.OutputSchemaSkeleton = skeleton.Extract(t.OutputSchema).Value()
 	}
-	if e.EntryDigest, err = canon.Hash(ToolBody(e, CurrentSchemaVersion)); err != nil {
+	if e.EntryDigest, err = h.Hash(ToolBody(e, CurrentSchemaVersion)); err != nil {
 		return Tool{}, fmt.Errorf("entry_digest: %w", err)
 	}
 	return e, nil
 }
 
 // BuildResource makes a resource entry (SPEC §7.2).
-func BuildResource(r surface.Resource) (Resource, error) {
+func BuildResource(r surface.Resource) (Resource, error) { return buildResource(&canon.Hasher{}, r) }
+
+func buildResource(h *canon.Hasher, r surface.Resource) (Resource, error) {
 	e := Resource{URI: r.URI}
 	var err error
 	if e.Name, err = optionalString(r.Name, "name"); err != nil {
@@ -148,26 +156,28 @@ func BuildResource(r surface.Resource) (Resource, error) {
 	if e.MimeType, err = optionalString(r.MimeType, "mimeType"); err != nil {
 		return Resource{}, err
 	}
-	if e.DescriptionHash, err = hashOr(r.Description, jsonv.NewString("")); err != nil {
+	if e.DescriptionHash, err = hashOr(h, r.Description, jsonv.NewString("")); err != nil {
 		return Resource{}, fmt.Errorf("description: %w", err)
 	}
-	if e.EntryDigest, err = canon.Hash(ResourceBody(e)); err != nil {
+	if e.EntryDigest, err = h.Hash(ResourceBody(e)); err != nil {
 		return Resource{}, fmt.Errorf("entry_digest: %w", err)
 	}
 	return e, nil
 }
 
 // BuildPrompt makes a prompt entry (SPEC §7.2).
-func BuildPrompt(p surface.Prompt) (Prompt, error) {
+func BuildPrompt(p surface.Prompt) (Prompt, error) { return buildPrompt(&canon.Hasher{}, p) }
+
+func buildPrompt(h *canon.Hasher, p surface.Prompt) (Prompt, error) {
 	e := Prompt{Name: p.Name}
 	var err error
-	if e.DescriptionHash, err = hashOr(p.Description, jsonv.NewString("")); err != nil {
+	if e.DescriptionHash, err = hashOr(h, p.Description, jsonv.NewString("")); err != nil {
 		return Prompt{}, fmt.Errorf("description: %w", err)
 	}
-	if e.ArgumentsHash, err = hashOr(p.Arguments, jsonv.NewArray()); err != nil {
+	if e.ArgumentsHash, err = hashOr(h, p.Arguments, jsonv.NewArray()); err != nil {
 		return Prompt{}, fmt.Errorf("arguments: %w", err)
 	}
-	if e.EntryDigest, err = canon.Hash(PromptBody(e)); err != nil {
+	if e.EntryDigest, err = h.Hash(PromptBody(e)); err != nil {
 		return Prompt{}, fmt.Errorf("entry_digest: %w", err)
 	}
 	return e, nil
@@ -247,7 +257,9 @@ func PromptBody(p Prompt) *jsonv.Value {
 // OverallDigest computes SPEC §8.1's digest from the lock's schema_version,
 // command_digest and the entry digests in entry-array order (the entries are
 // sorted; the digest strings themselves are not re-sorted).
-func OverallDigest(l *Lock) (string, error) {
+func OverallDigest(l *Lock) (string, error) { return overallDigest(&canon.Hasher{}, l) }
+
+func overallDigest(h *canon.Hasher, l *Lock) (string, error) {
 	tools := make([]*jsonv.Value, len(l.Tools))
 	for i, t := range l.Tools {
 		tools[i] = jsonv.NewString(t.EntryDigest)
@@ -267,7 +279,7 @@ func OverallDigest(l *Lock) (string, error) {
 		jsonv.M("resources", jsonv.NewArray(res...)),
 		jsonv.M("prompts", jsonv.NewArray(prompts...)),
 	)
-	d, err := canon.Hash(body)
+	d, err := h.Hash(body)
 	if err != nil {
 		return "", fmt.Errorf("overall_digest: %w", err)
 	}
@@ -278,8 +290,9 @@ func OverallDigest(l *Lock) (string, error) {
 // the overall digest from the stored entries, at the lock's own
 // schema_version, and reports the first disagreement.
 func Verify(l *Lock) error {
+	h := &canon.Hasher{}
 	for i, t := range l.Tools {
-		d, err := canon.Hash(ToolBody(t, l.SchemaVersion))
+		d, err := h.Hash(ToolBody(t, l.SchemaVersion))
 		if err != nil {
 			return fmt.Errorf("$.tools[%d]: %w", i, err)
 		}
@@ -288,7 +301,7 @@ func Verify(l *Lock) error {
 		}
 	}
 	for i, r := range l.Resources {
-		d, err := canon.Hash(ResourceBody(r))
+		d, err := h.Hash(ResourceBody(r))
 		if err != nil {
 			return fmt.Errorf("$.resources[%d]: %w", i, err)
 		}
@@ -297,7 +310,7 @@ func Verify(l *Lock) error {
 		}
 	}
 	for i, p := range l.Prompts {
-		d, err := canon.Hash(PromptBody(p))
+		d, err := h.Hash(PromptBody(p))
 		if err != nil {
 			return fmt.Errorf("$.prompts[%d]: %w", i, err)
 		}
@@ -305,7 +318,7 @@ func Verify(l *Lock) error {
 			return fmt.Errorf("$.prompts[%d].entry_digest does not match the entry (prompt %q)", i, p.Name)
 		}
 	}
-	d, err := OverallDigest(l)
+	d, err := overallDigest(h, l)
 	if err != nil {
 		return err
 	}

@@ -187,6 +187,12 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A lock whose entries do not reproduce its own digests was edited by
+	// hand or tampered with; comparing against it could report "clean" for
+	// entries nobody reviewed (equal overall digests skip the entry diff).
+	if err := lock.Verify(base); err != nil {
+		return nil, fmt.Errorf("lock %s does not verify against its own entries (edited or tampered; re-pin it): %w", o.LockPath, err)
+	}
 	o.Target.Version = o.Version
 	s, err := Capture(ctx, o.Target)
 	if err != nil {

@@ -250,9 +250,9 @@ func (w *walker) info(node *jsonv.Value) *nodeInfo {
 	in.typ = normType(typ)
 	in.enum = normEnum(enum)
 	in.cons = constraints(cons)
-	in.weight = len(in.cons.AppendCompact(nil))
+	in.weight = in.cons.CompactLen()
 	if in.enum != nil {
-		in.weight += len(in.enum.AppendCompact(nil))
+		in.weight += in.enum.CompactLen()
 	}
 	if props != nil && props.Kind == jsonv.Object {
 		in.props = children(props, requiredSet(req))

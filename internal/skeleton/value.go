@@ -35,25 +35,38 @@ func (s *Skeleton) Value() *jsonv.Value {
 }
 
 // Value returns the record as {"type", "required", "enum", "constraints"}.
+// The record object and its scalar members come from one allocation: a
+// lock holds a record per schema path, so this is the skeleton's hot path.
 func (r Record) Value() *jsonv.Value {
-	typ := jsonv.NewNull()
+	b := new(recordBlock)
+	typ := &b.typ
 	if r.Type != nil {
 		typ = jsonv.NewStrings(r.Type)
 	}
+	b.required = jsonv.Value{Kind: jsonv.Bool, Bool: r.Required}
 	enum := r.Enum
 	if enum == nil {
-		enum = jsonv.NewNull()
+		enum = &b.enum
 	}
 	cons := r.Constraints
 	if cons == nil {
 		cons = jsonv.NewObject()
 	}
-	return jsonv.NewObject(
-		jsonv.M("type", typ),
-		jsonv.M("required", jsonv.NewBool(r.Required)),
-		jsonv.M("enum", enum),
-		jsonv.M("constraints", cons),
-	)
+	b.members = [4]jsonv.Member{
+		{Key: "type", Value: typ},
+		{Key: "required", Value: &b.required},
+		{Key: "enum", Value: enum},
+		{Key: "constraints", Value: cons},
+	}
+	b.obj = jsonv.Value{Kind: jsonv.Object, Members: b.members[:]}
+	return &b.obj
+}
+
+// recordBlock holds one record's JSON nodes together; the zero typ and enum
+// are JSON null.
+type recordBlock struct {
+	obj, typ, required, enum jsonv.Value
+	members                  [4]jsonv.Member
 }
 
 // FromValue reads a skeleton stored in a lock (reference-behaviour §5.1). A
