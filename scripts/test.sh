@@ -27,6 +27,8 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
+# ./... skips testdata/: vet the fixture servers by path.
+go vet ./testdata/servers/... ./testdata/demo/server ./internal/action/testdata/hostile
 
 phase "go test -race"
 go test -race -count=1 -timeout 20m ./...
