@@ -213,6 +213,12 @@ func valueOrNull(v *jsonv.Value) *jsonv.Value {
 // pre-skeleton (v1) entry's null skeleton is left out, as are v4 commitments
 // the entry does not carry.
 func ToolBody(t Tool, schemaVersion int) *jsonv.Value {
+	return toolObject(t, t.SchemaSkeleton == nil && schemaVersion < 2)
+}
+
+// toolObject renders a tool entry without entry_digest; omitSkeleton drops
+// a null schema_skeleton (v1 entries were hashed without one).
+func toolObject(t Tool, omitSkeleton bool) *jsonv.Value {
 	body := jsonv.NewObject(
 		jsonv.M("name", jsonv.NewString(t.Name)),
 		jsonv.M("description_hash", jsonv.NewString(t.DescriptionHash)),
@@ -222,7 +228,7 @@ func ToolBody(t Tool, schemaVersion int) *jsonv.Value {
 	if t.Inspection != nil {
 		body.Members = append(body.Members, jsonv.M("inspection", t.Inspection))
 	}
-	if t.SchemaSkeleton != nil || schemaVersion >= 2 {
+	if !omitSkeleton {
 		body.Members = append(body.Members, jsonv.M("schema_skeleton", valueOrNull(t.SchemaSkeleton)))
 	}
 	if t.HasV4 {

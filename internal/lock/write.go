@@ -19,15 +19,11 @@ func ToValue(l *Lock) *jsonv.Value {
 	}
 	res := make([]*jsonv.Value, len(l.Resources))
 	for i, r := range l.Resources {
-		v := ResourceBody(r)
-		v.Members = append(v.Members, jsonv.M("entry_digest", jsonv.NewString(r.EntryDigest)))
-		res[i] = v
+		res[i] = ResourceValue(r)
 	}
 	prompts := make([]*jsonv.Value, len(l.Prompts))
 	for i, p := range l.Prompts {
-		v := PromptBody(p)
-		v.Members = append(v.Members, jsonv.M("entry_digest", jsonv.NewString(p.EntryDigest)))
-		prompts[i] = v
+		prompts[i] = PromptValue(p)
 	}
 	findings := make([]*jsonv.Value, len(l.Findings))
 	for i, f := range l.Findings {
@@ -51,25 +47,10 @@ func ToValue(l *Lock) *jsonv.Value {
 	)
 }
 
-// ToolValue renders one tool entry as written in the lock.
+// ToolValue renders one tool entry as written in the lock: a null skeleton
+// is written as null even on v1 entries, as the reference rewrites them.
 func ToolValue(t Tool) *jsonv.Value {
-	v := jsonv.NewObject(
-		jsonv.M("name", jsonv.NewString(t.Name)),
-		jsonv.M("description_hash", jsonv.NewString(t.DescriptionHash)),
-		jsonv.M("input_schema_hash", jsonv.NewString(t.InputSchemaHash)),
-		jsonv.M("capabilities", jsonv.NewStrings(t.Capabilities)),
-	)
-	if t.Inspection != nil {
-		v.Members = append(v.Members, jsonv.M("inspection", t.Inspection))
-	}
-	v.Members = append(v.Members, jsonv.M("schema_skeleton", valueOrNull(t.SchemaSkeleton)))
-	if t.HasV4 {
-		v.Members = append(v.Members,
-			jsonv.M("annotations_hash", jsonv.NewString(t.AnnotationsHash)),
-			jsonv.M("output_schema_hash", jsonv.NewString(t.OutputSchemaHash)),
-			jsonv.M("output_schema_skeleton", valueOrNull(t.OutputSchemaSkeleton)),
-		)
-	}
+	v := toolObject(t, false)
 	v.Members = append(v.Members, jsonv.M("entry_digest", jsonv.NewString(t.EntryDigest)))
 	return v
 }
