@@ -1,7 +1,9 @@
 package skeleton
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/pyfmt"
@@ -26,8 +28,6 @@ func Extract(schema *jsonv.Value) *Skeleton {
 	w := &walker{
 		records: map[string]Record{},
 		infos:   map[*jsonv.Value]*nodeInfo{},
-		refs:    map[string]struct{}{},
-		targets: map[string]*jsonv.Value{},
 	}
 	if schema != nil && schema.Kind == jsonv.Object {
 		w.root = schema
@@ -121,6 +121,9 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 			w.records[key] = opaque(required, "_truncated", jsonv.NewBool(true))
 			return
 		}
+		if w.refs == nil {
+			w.refs = map[string]struct{}{}
+		}
 		w.refs[r] = struct{}{}
 		w.walk(t, path, required, depth+1)
 		delete(w.refs, r)
@@ -210,7 +213,12 @@ func (w *walker) info(node *jsonv.Value) *nodeInfo {
 		return in
 	}
 	in := &nodeInfo{}
-	w.infos[node] = in
+	// Only nodes reached through a $ref can be visited again (refs are the
+	// only aliasing), so only they are worth remembering; caching every
+	// node of a plain tree cost a map entry per node for nothing.
+	if len(w.refs) > 0 {
+		w.infos[node] = in
+	}
 	var typ, enum, props, req, items *jsonv.Value
 	var cons [len(retained)]*jsonv.Value
 	for _, m := range node.Members {
@@ -285,7 +293,7 @@ func children(props *jsonv.Value, req map[string]bool) []child {
 	for _, m := range props.Members {
 		cs = append(cs, child{key: m.Key, node: m.Value, required: req[m.Key]})
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].key < cs[j].key })
+	slices.SortStableFunc(cs, func(a, b child) int { return strings.Compare(a.key, b.key) })
 	out := cs[:0]
 	for i, c := range cs {
 		if i+1 < len(cs) && cs[i+1].key == c.key {
@@ -307,16 +315,14 @@ func normType(v *jsonv.Value) []string {
 	case jsonv.String:
 		return []string{v.Text}
 	case jsonv.Array:
-		seen := map[string]bool{}
 		var out []string
 		for _, it := range v.Items {
-			if s, ok := it.Str(); ok && !seen[s] {
-				seen[s] = true
+			if s, ok := it.Str(); ok {
 				out = append(out, s)
 			}
 		}
 		sort.Strings(out)
-		return out
+		return slices.Compact(out)
 	}
 	return nil
 }
@@ -340,11 +346,11 @@ func normEnum(v *jsonv.Value) *jsonv.Value {
 		}
 		ks[i] = keyed{pyfmt.TypeName(it), pyfmt.Dumps(it, true), it}
 	}
-	sort.SliceStable(ks, func(i, j int) bool {
-		if ks[i].typ != ks[j].typ {
-			return ks[i].typ < ks[j].typ
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		if c := strings.Compare(a.typ, b.typ); c != 0 {
+			return c
 		}
-		return ks[i].text < ks[j].text
+		return strings.Compare(a.text, b.text)
 	})
 	items := make([]*jsonv.Value, len(ks))
 	for i, k := range ks {

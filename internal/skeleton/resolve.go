@@ -38,6 +38,9 @@ func (w *walker) resolve(r string) (*jsonv.Value, refResult) {
 	if len(w.refs) >= MaxRefs {
 		return nil, refOpaque
 	}
+	if w.targets == nil {
+		w.targets = map[string]*jsonv.Value{}
+	}
 	t, ok := w.targets[r]
 	if !ok {
 		t = w.pointer(r[1:])

@@ -22,11 +22,14 @@ func (s *Skeleton) Value() *jsonv.Value {
 	}
 	// Records is the source of truth; Paths is only a convenience, so the
 	// order is recomputed rather than trusted.
-	paths := make([]string, 0, len(s.Records))
-	for p := range s.Records {
-		paths = append(paths, p)
+	paths := s.Paths
+	if !pathsMatch(paths, s.Records) {
+		paths = make([]string, 0, len(s.Records))
+		for p := range s.Records {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
 	}
-	sort.Strings(paths)
 	props := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(paths))}
 	for _, p := range paths {
 		props.Members = append(props.Members, jsonv.M(p, s.Records[p].Value()))
@@ -183,4 +186,18 @@ func malformed(p jsonv.Path, got *jsonv.Value, want string) error {
 		kind = got.Kind
 	}
 	return fmt.Errorf("%w: %s: got %s, want %s", ErrMalformed, p, kind, want)
+}
+
+// pathsMatch reports whether paths lists exactly the record keys in order,
+// so Value can skip re-sorting them.
+func pathsMatch(paths []string, records map[string]Record) bool {
+	if len(paths) != len(records) || !sort.StringsAreSorted(paths) {
+		return false
+	}
+	for i, p := range paths {
+		if _, ok := records[p]; !ok || (i > 0 && paths[i-1] == p) {
+			return false
+		}
+	}
+	return true
 }
