@@ -160,6 +160,14 @@ func ownCases() []ownCase {
 {"name": "d_true", "inputSchema": true},
 {"name": "e_null", "inputSchema": null}
 ], "resources": [], "prompts": []}`, map[string]string{"a_string": "", "b_array": "", "c_number": "", "d_true": "", "e_null": ""})},
+		{"entry-sorting-code-point", "digest", "Entries sort by code point (UTF-8 byte order), not by UTF-16 units: U+E000 sorts before the astral U+1F600 in tools, resources and prompts, while JCS key order inside entries stays UTF-16.",
+			digestCase(`{"command": "node", "args": ["s.js"], "tools": [
+{"name": "\ud83d\ude00-tool", "inputSchema": {"type": "object", "properties": {"\ud83d\ude00": {"type": "string"}, "\ue000": {"type": "string"}}}},
+{"name": "\ue000-tool"},
+{"name": "Z-tool"},
+{"name": "a-tool"}
+], "resources": [{"uri": "x://\ud83d\ude00"}, {"uri": "x://\ue000"}, {"uri": "x://a"}],
+"prompts": [{"name": "\ud83d\ude00"}, {"name": "\ue000"}]}`, map[string]string{"😀-tool": "", "\ue000-tool": "", "Z-tool": "", "a-tool": ""})},
 		{"lock-depth-512-accepted", "drift", "A lock document whose deepest element sits at depth 512 (in an unknown pin key) is read; the unchanged surface gives no drift.",
 			func(t *testing.T) []jsonv.Member {
 				l := validLock(t)
