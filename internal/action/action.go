@@ -253,6 +253,7 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		Target: target, LockPath: r.lockAbs,
 		Approve: r.in.Approver != "", Approver: r.in.Approver,
 		Version: r.version, Actor: actor, Environment: environment,
+		AllowSecretInLock: r.in.AllowSecretInLock,
 	})
 	resume()
 	if err != nil {

@@ -53,6 +53,9 @@ type Inputs struct {
 	// WorkDirInput is the working-directory input as given.
 	WorkDirInput string
 	Approver     string
+	// AllowSecretInLock lets pin write a lock that stores a secret-looking
+	// value verbatim (see ops.StoredSecretError).
+	AllowSecretInLock bool
 }
 
 // ParseInputs reads every input through get (which returns an input's raw
@@ -80,6 +83,16 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	}
 	if err := noControl("approver", in.Approver); err != nil {
 		return in, err
+	}
+	switch v := strings.ToLower(strings.TrimSpace(get("allow-secret-in-lock"))); v {
+	case "", "false":
+	case "true":
+		if in.Mode != ModePin {
+			return in, errors.New("input allow-secret-in-lock: only used with mode: pin")
+		}
+		in.AllowSecretInLock = true
+	default:
+		return in, fmt.Errorf("input allow-secret-in-lock: %q is not true or false", v)
 	}
 
 	cmd, url := strings.TrimSpace(get("server-cmd")), strings.TrimSpace(get("server-url"))

@@ -281,3 +281,19 @@ func TestReviewCommands(t *testing.T) {
 		})
 	}
 }
+
+func TestAllowSecretInLockInput(t *testing.T) {
+	get := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	in, err := ParseInputs(get(map[string]string{"server-cmd": "./s", "mode": "pin", "allow-secret-in-lock": "true"}))
+	if err != nil || !in.AllowSecretInLock {
+		t.Fatalf("pin with allow-secret-in-lock: %+v, %v", in, err)
+	}
+	for _, m := range []map[string]string{
+		{"server-cmd": "./s", "allow-secret-in-lock": "true"},
+		{"server-cmd": "./s", "mode": "pin", "allow-secret-in-lock": "yes"},
+	} {
+		if _, err := ParseInputs(get(m)); err == nil || !strings.Contains(err.Error(), "allow-secret-in-lock") {
+			t.Errorf("%v: error %v", m, err)
+		}
+	}
+}
