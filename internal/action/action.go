@@ -207,7 +207,9 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if res.Current != nil {
 		current = res.Current.OverallDigest
 	}
-	if err := report.WriteAnnotations(r.stdout, res.Findings, res.Drift, report.AnnotationOptions{
+	// Findings already embedded (approved) in the lock are not raised again
+	// on the job page (SPEC §9); SARIF still carries every current finding.
+	if err := report.WriteAnnotations(r.stdout, res.NewFindings, res.Drift, report.AnnotationOptions{
 		File: r.display(r.lockAbs), Lines: lines, SARIFPath: r.display(r.sarifAbs),
 	}); err != nil {
 		return r.fail(err)

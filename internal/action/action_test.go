@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -325,6 +326,14 @@ func TestRunCheckCleanAndDrift(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "title=WRD-DRIFT-") {
 		t.Errorf("drift annotations on a clean run:\n%s", r.stdout)
+	}
+	// The demo's WRD-CAP-SQL finding is embedded in the lock: approved, so
+	// it is in the SARIF but not raised again as an annotation.
+	if strings.Contains(r.stdout, "title=WRD-CAP-SQL") {
+		t.Errorf("an approved finding was annotated again:\n%s", r.stdout)
+	}
+	if ids := sarifResults(t, h, filepath.Join(h.ws, "warden.sarif")); !slices.Contains(ids, "WRD-CAP-SQL") {
+		t.Errorf("the current finding is missing from SARIF: %v", ids)
 	}
 	assertQuietDuringCapture(t, r.stdout)
 
