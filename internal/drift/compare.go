@@ -304,36 +304,43 @@ func mapSetDiff(b, c []string) (added, removed []string) {
 }
 
 func resourceItems(items []Item, bs, cs []lock.Resource) []Item {
-	uri := func(r lock.Resource) string { return r.URI }
-	bi, ci := index(bs, uri), index(cs, uri)
-	added, removed, common := keyDiff(bi, ci)
-	for _, u := range added {
-		items = append(items, item(ClassResourceAdded, Medium, ResourcePrefix+u, nil, "Resource '"+u+"' added"))
-	}
-	for _, u := range removed {
-		items = append(items, item(ClassResourceRemoved, Low, ResourcePrefix+u, nil, "Resource '"+u+"' removed"))
-	}
-	for _, u := range common {
-		if bs[bi[u]].EntryDigest != cs[ci[u]].EntryDigest {
-			items = append(items, item(ClassResourceModified, Low, ResourcePrefix+u, nil, "Resource '"+u+"' modified"))
-		}
-	}
-	return items
+	return entryItems(items, bs, cs, entryKind[lock.Resource]{
+		key:    func(r lock.Resource) string { return r.URI },
+		digest: func(r lock.Resource) string { return r.EntryDigest },
+		prefix: ResourcePrefix, noun: "Resource",
+		added: ClassResourceAdded, removed: ClassResourceRemoved, modified: ClassResourceModified,
+	})
 }
 
 func promptItems(items []Item, bs, cs []lock.Prompt) []Item {
-	name := func(p lock.Prompt) string { return p.Name }
-	bi, ci := index(bs, name), index(cs, name)
+	return entryItems(items, bs, cs, entryKind[lock.Prompt]{
+		key:    func(p lock.Prompt) string { return p.Name },
+		digest: func(p lock.Prompt) string { return p.EntryDigest },
+		prefix: PromptPrefix, noun: "Prompt",
+		added: ClassPromptAdded, removed: ClassPromptRemoved, modified: ClassPromptModified,
+	})
+}
+
+// entryKind describes resources or prompts, whose drift is only added
+// (medium), removed (low) or modified (low, entry_digest differs).
+type entryKind[E any] struct {
+	key, digest              func(E) string
+	prefix, noun             string
+	added, removed, modified string
+}
+
+func entryItems[E any](items []Item, bs, cs []E, k entryKind[E]) []Item {
+	bi, ci := index(bs, k.key), index(cs, k.key)
 	added, removed, common := keyDiff(bi, ci)
 	for _, n := range added {
-		items = append(items, item(ClassPromptAdded, Medium, PromptPrefix+n, nil, "Prompt '"+n+"' added"))
+		items = append(items, item(k.added, Medium, k.prefix+n, nil, k.noun+" '"+n+"' added"))
 	}
 	for _, n := range removed {
-		items = append(items, item(ClassPromptRemoved, Low, PromptPrefix+n, nil, "Prompt '"+n+"' removed"))
+		items = append(items, item(k.removed, Low, k.prefix+n, nil, k.noun+" '"+n+"' removed"))
 	}
 	for _, n := range common {
-		if bs[bi[n]].EntryDigest != cs[ci[n]].EntryDigest {
-			items = append(items, item(ClassPromptModified, Low, PromptPrefix+n, nil, "Prompt '"+n+"' modified"))
+		if k.digest(bs[bi[n]]) != k.digest(cs[ci[n]]) {
+			items = append(items, item(k.modified, Low, k.prefix+n, nil, k.noun+" '"+n+"' modified"))
 		}
 	}
 	return items
