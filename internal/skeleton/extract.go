@@ -63,6 +63,9 @@ type walker struct {
 	index   map[*jsonv.Value]map[string]*jsonv.Value
 	work    int
 	stopped bool
+	// open is {"additionalProperties": true}, shared by every record that
+	// says nothing more (nothing mutates a skeleton once built).
+	open *jsonv.Value
 }
 
 // charge spends n units of MaxWork and reports whether the walk may go on.
@@ -93,7 +96,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		// untyped record; the parent's required flag is deliberately dropped,
 		// as the reference does.
 		if path != "" {
-			w.records[path] = Record{Constraints: openConstraints()}
+			w.records[path] = Record{Constraints: w.openConstraints()}
 		}
 		return
 	}
@@ -172,8 +175,11 @@ func opaque(required bool, marker string, v *jsonv.Value) Record {
 }
 
 // openConstraints is the constraints of a node that says nothing.
-func openConstraints() *jsonv.Value {
-	return jsonv.NewObject(jsonv.M("additionalProperties", jsonv.NewBool(true)))
+func (w *walker) openConstraints() *jsonv.Value {
+	if w.open == nil {
+		w.open = jsonv.NewObject(jsonv.M("additionalProperties", jsonv.NewBool(true)))
+	}
+	return w.open
 }
 
 // nodeInfo is what the walk needs from one object node; it depends only on
@@ -257,7 +263,7 @@ func (w *walker) info(node *jsonv.Value) *nodeInfo {
 	}
 	in.typ = normType(typ)
 	in.enum = normEnum(enum)
-	in.cons = constraints(cons)
+	in.cons = w.constraints(cons)
 	in.weight = in.cons.CompactLen()
 	if in.enum != nil {
 		in.weight += in.enum.CompactLen()
@@ -361,11 +367,23 @@ func normEnum(v *jsonv.Value) *jsonv.Value {
 
 // constraints builds the constraints object from the retained keys present
 // (raw values, null included), with additionalProperties defaulting to true.
-func constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
-	if vals[0] == nil {
-		vals[0] = jsonv.NewBool(true)
+// A node with none of them shares the walker's open constraints.
+func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
+	open := w.openConstraints()
+	n := 0
+	for _, v := range vals {
+		if v != nil {
+			n++
+		}
 	}
-	out := jsonv.NewObject()
+	if n == 0 {
+		return open
+	}
+	if vals[0] == nil {
+		vals[0] = open.Members[0].Value
+		n++
+	}
+	out := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, n)}
 	for i, k := range retained {
 		if vals[i] != nil {
 			out.Members = append(out.Members, jsonv.M(k, vals[i]))

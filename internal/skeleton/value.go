@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/jsonv"
 )
@@ -31,25 +32,53 @@ func (s *Skeleton) Value() *jsonv.Value {
 		sort.Strings(paths)
 	}
 	props := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(paths))}
+	sh := newShared()
 	for _, p := range paths {
-		props.Members = append(props.Members, jsonv.M(p, s.Records[p].Value()))
+		props.Members = append(props.Members, jsonv.M(p, s.Records[p].value(sh)))
 	}
 	return jsonv.NewObject(jsonv.M("props", props))
 }
 
 // Value returns the record as {"type", "required", "enum", "constraints"}.
-// The record object and its scalar members come from one allocation: a
-// lock holds a record per schema path, so this is the skeleton's hot path.
-func (r Record) Value() *jsonv.Value {
-	b := new(recordBlock)
-	typ := &b.typ
-	if r.Type != nil {
-		typ = jsonv.NewStrings(r.Type)
+func (r Record) Value() *jsonv.Value { return r.value(newShared()) }
+
+// shared holds the immutable nodes that many records of one skeleton have
+// in common — null, true, false and each distinct type list — so a lock of
+// thousands of tools does not hold a copy per record. Nothing mutates a
+// skeleton's JSON once built.
+type shared struct {
+	null, yes, no *jsonv.Value
+	types         map[string]*jsonv.Value
+}
+
+func newShared() *shared {
+	return &shared{null: jsonv.NewNull(), yes: jsonv.NewBool(true), no: jsonv.NewBool(false), types: map[string]*jsonv.Value{}}
+}
+
+func (sh *shared) typeList(t []string) *jsonv.Value {
+	key := strings.Join(t, "\x00")
+	if v, ok := sh.types[key]; ok {
+		return v
 	}
-	b.required = jsonv.Value{Kind: jsonv.Bool, Bool: r.Required}
+	v := jsonv.NewStrings(t)
+	sh.types[key] = v
+	return v
+}
+
+// value builds the record's object in one allocation, reusing sh's nodes.
+func (r Record) value(sh *shared) *jsonv.Value {
+	b := new(recordBlock)
+	typ := sh.null
+	if r.Type != nil {
+		typ = sh.typeList(r.Type)
+	}
+	req := sh.no
+	if r.Required {
+		req = sh.yes
+	}
 	enum := r.Enum
 	if enum == nil {
-		enum = &b.enum
+		enum = sh.null
 	}
 	cons := r.Constraints
 	if cons == nil {
@@ -57,7 +86,7 @@ func (r Record) Value() *jsonv.Value {
 	}
 	b.members = [4]jsonv.Member{
 		{Key: "type", Value: typ},
-		{Key: "required", Value: &b.required},
+		{Key: "required", Value: req},
 		{Key: "enum", Value: enum},
 		{Key: "constraints", Value: cons},
 	}
@@ -65,11 +94,10 @@ func (r Record) Value() *jsonv.Value {
 	return &b.obj
 }
 
-// recordBlock holds one record's JSON nodes together; the zero typ and enum
-// are JSON null.
+// recordBlock holds one record's object and its member list together.
 type recordBlock struct {
-	obj, typ, required, enum jsonv.Value
-	members                  [4]jsonv.Member
+	obj     jsonv.Value
+	members [4]jsonv.Member
 }
 
 // FromValue reads a skeleton stored in a lock (reference-behaviour §5.1). A
