@@ -109,24 +109,8 @@ resolve_mirrors() {
 	log "mirror: $MIRROR (updates: ${UPDATES_URI:-none}, security: ${SECURITY_URI:-none})"
 }
 
-# Podman needs a configuration that works on these machines: runc (crun's
-# setrlimit fails), cgroupfs (no systemd), explicit ulimits. Only written
-# when the caller (test.sh) did not provide one; never touches /etc.
-ensure_containers_conf() {
-	if [[ -n "${CONTAINERS_CONF:-}" ]]; then
-		return
-	fi
-	mkdir -p "$STATE"
-	cat >"$STATE/containers.conf" <<-'EOF'
-		[containers]
-		default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-		[engine]
-		runtime = "runc"
-		cgroup_manager = "cgroupfs"
-		events_logger = "file"
-	EOF
-	export CONTAINERS_CONF="$STATE/containers.conf"
-}
+# shellcheck source=scripts/container/containers-conf.sh
+source "$(dirname "${BASH_SOURCE[0]}")/containers-conf.sh"
 
 require_tools() {
 	local t missing=()

@@ -217,21 +217,8 @@ ensure_tools() {
 	fi
 }
 
-# Settings that work on these machines, in a file of our own (the system
-# config is left alone): runc, because crun's setrlimit fails here;
-# cgroupfs, because no systemd manages cgroups; explicit ulimits; events in
-# a file rather than journald.
-write_containers_conf() {
-	cat >"$STATE/containers.conf" <<-'EOF'
-		[containers]
-		default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-		[engine]
-		runtime = "runc"
-		cgroup_manager = "cgroupfs"
-		events_logger = "file"
-	EOF
-	export CONTAINERS_CONF="$STATE/containers.conf"
-}
+# shellcheck source=scripts/container/containers-conf.sh
+source "$(dirname "${BASH_SOURCE[0]}")/containers-conf.sh"
 
 # A kernel or filesystem without overlay support (e.g. storage on overlayfs
 # itself) needs vfs: slower and bigger, but it works everywhere. Kept in a
@@ -591,7 +578,7 @@ main() {
 	phase preflight
 	decide_strictness
 	ensure_tools
-	write_containers_conf
+	ensure_containers_conf
 	probe_runtime
 
 	phase bases
