@@ -155,29 +155,18 @@ func RenderSummary(s Summary) string {
 	// Counts by severity.
 	b.WriteString("| | critical | high | medium | low |\n|---|---:|---:|---:|---:|\n")
 	if s.Mode != "pin" {
-		b.WriteString("| Drift |")
-		for _, sev := range severities() {
-			n := 0
-			for _, it := range s.Drift {
-				if it.Severity == sev {
-					n++
-				}
-			}
-			fmt.Fprintf(&b, " %d |", n)
+		sevs := make([]string, len(s.Drift))
+		for i, it := range s.Drift {
+			sevs[i] = it.Severity
 		}
-		b.WriteString("\n")
+		writeCountRow(&b, "Drift", sevs)
 	}
-	b.WriteString("| Findings |")
-	for _, sev := range severities() {
-		n := 0
-		for _, f := range s.Findings {
-			if f.Severity == sev {
-				n++
-			}
-		}
-		fmt.Fprintf(&b, " %d |", n)
+	sevs := make([]string, len(s.Findings))
+	for i, f := range s.Findings {
+		sevs[i] = f.Severity
 	}
-	b.WriteString("\n\n")
+	writeCountRow(&b, "Findings", sevs)
+	b.WriteString("\n")
 
 	if len(s.Drift) > 0 {
 		fmt.Fprintf(&b, "### Drift (%d)\n\n| Severity | Class | Target | Detail |\n|---|---|---|---|\n", len(s.Drift))
@@ -262,4 +251,19 @@ func WriteSummary(w io.Writer, s Summary) error {
 		return fmt.Errorf("write job summary: %w", err)
 	}
 	return nil
+}
+
+// writeCountRow writes one table row counting sevs by severity.
+func writeCountRow(b *strings.Builder, label string, sevs []string) {
+	fmt.Fprintf(b, "| %s |", label)
+	for _, sev := range severities() {
+		n := 0
+		for _, s := range sevs {
+			if s == sev {
+				n++
+			}
+		}
+		fmt.Fprintf(b, " %d |", n)
+	}
+	b.WriteString("\n")
 }

@@ -89,19 +89,11 @@ func RepoRoot() (string, error) {
 // the shared/ folder beside it), and failing it on any other error.
 func MustValidator(t testing.TB) *Validator {
 	t.Helper()
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(root, filepath.FromSlash(SchemaRelPath))
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	root, path, ok := schemaPath(t)
+	if !ok {
 		t.Skipf("SARIF schema not found at %s (expected shared/ beside the repository); skipping SARIF schema validation", path)
 	}
-	v, err := Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return load(t, root)
 }
 
 // AssertValid fails the test when data is not valid SARIF 2.1.0. A nil
@@ -121,15 +113,29 @@ func AssertValid(t testing.TB, v *Validator, data []byte) {
 // AssertValid accepts the nil Validator and then checks nothing.
 func Optional(t testing.TB) *Validator {
 	t.Helper()
+	root, path, ok := schemaPath(t)
+	if !ok {
+		t.Logf("SARIF schema not found at %s; SARIF schema validation skipped", path)
+		return nil
+	}
+	return load(t, root)
+}
+
+// schemaPath finds the repository root and the shared schema's path, and
+// reports whether the schema is there.
+func schemaPath(t testing.TB) (root, path string, ok bool) {
+	t.Helper()
 	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(root, filepath.FromSlash(SchemaRelPath))
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		t.Logf("SARIF schema not found at %s; SARIF schema validation skipped", path)
-		return nil
-	}
+	path = filepath.Join(root, filepath.FromSlash(SchemaRelPath))
+	_, err = os.Stat(path)
+	return root, path, !errors.Is(err, os.ErrNotExist)
+}
+
+func load(t testing.TB, root string) *Validator {
+	t.Helper()
 	v, err := Load(root)
 	if err != nil {
 		t.Fatal(err)
