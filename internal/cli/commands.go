@@ -55,7 +55,7 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 		MaxPages:        t.maxPages,
 		MaxMessageBytes: t.maxMessageBytes,
 	}
-	return tg, tg.Validate()
+	return tg, ops.ValidateTarget(tg)
 }
 
 // outputFlags are the report flags every reporting command shares.

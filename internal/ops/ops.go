@@ -17,32 +17,14 @@ import (
 	"github.com/wardenlock/warden/internal/surface"
 )
 
-// Target says which server to capture and how.
-type Target struct {
-	// Argv is the stdio launch (command first); empty when URL is set.
-	Argv []string
-	// URL is the streamable HTTP endpoint; empty for stdio.
-	URL string
-	// Headers are extra HTTP headers as "Name: value"; a value written
-	// "${NAME}" is read from the environment variable NAME.
-	Headers []string
-	// Env names variables passed to a stdio server beyond the allowlist:
-	// "NAME" copies warden's own value, "NAME=VALUE" sets one.
-	Env []string
-	// Timeout bounds the whole capture (0 means 30 s).
-	Timeout time.Duration
-	// MaxPages bounds each list's cursor chain (0 means 256).
-	MaxPages int
-	// MaxMessageBytes bounds one JSON-RPC message (0 means 16 MiB).
-	MaxMessageBytes int64
-	// Version is warden's version, sent as clientInfo.version.
-	Version string
-	// Dir is the stdio server's working directory (empty: warden's own).
-	Dir string
-}
+// Target says which server to capture and how: the capture options as
+// they are (argv or URL, headers, extra environment, working directory,
+// bounds and timeout).
+type Target = capture.Options
 
-// Validate refuses a target that names both or neither of a command and a URL.
-func (t Target) Validate() error {
+// ValidateTarget refuses a target that names both or neither of a command
+// and a URL.
+func ValidateTarget(t Target) error {
 	switch {
 	case len(t.Argv) > 0 && t.URL != "":
 		return errors.New("give either a server command or --url, not both")
@@ -59,20 +41,10 @@ var ErrCapture = errors.New("capture failed")
 
 // Capture captures the target's surface.
 func Capture(ctx context.Context, t Target) (*surface.Surface, error) {
-	if err := t.Validate(); err != nil {
+	if err := ValidateTarget(t); err != nil {
 		return nil, err
 	}
-	s, err := capture.Capture(ctx, capture.Options{
-		Argv:            t.Argv,
-		URL:             t.URL,
-		Headers:         t.Headers,
-		Env:             t.Env,
-		Timeout:         t.Timeout,
-		MaxPages:        t.MaxPages,
-		MaxMessageBytes: t.MaxMessageBytes,
-		Version:         t.Version,
-		Dir:             t.Dir,
-	})
+	s, err := capture.Capture(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCapture, err)
 	}
@@ -180,7 +152,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if o.LockPath == "" {
 		o.LockPath = "warden.lock"
 	}
-	if err := o.Target.Validate(); err != nil {
+	if err := ValidateTarget(o.Target); err != nil {
 		return nil, err
 	}
 	base, err := lock.ReadFile(o.LockPath)
