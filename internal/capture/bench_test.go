@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/surface"
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
@@ -73,14 +74,18 @@ func BenchmarkSessionBreakdown(b *testing.B) {
 	for b.Loop() {
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 		t0 := time.Now()
-		sc, err := startStdio(ctx, cfg)
+		sc, err := startStdio(ctx, cfg, &budget{limit: cfg.MaxTotalBytes})
 		if err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
 		tc := &timedConn{conn: sc}
 		s := &session{c: tc, cfg: cfg}
-		surf, err := s.run(ctx)
+		var surf *surface.Surface
+		version, err := s.legacyHandshake(ctx)
+		if err == nil {
+			surf, err = s.lists(ctx, version, nil)
+		}
 		t2 := time.Now()
 		sc.close(err == nil)
 		t3 := time.Now()

@@ -82,6 +82,8 @@ type Options struct {
 	// Dir is a stdio server's working directory; a relative Argv[0] is
 	// resolved against it. Empty means warden's own.
 	Dir string
+	// Protocol is the protocol era to speak; "" means ProtocolAuto.
+	Protocol Protocol
 
 	// started, when set, is called with the process group of a freshly
 	// started stdio server. Tests use it to check that the group is gone.
@@ -128,9 +130,10 @@ type config struct {
 	headers [][2]string
 }
 
-// Capture connects to the server described by o, performs the handshake and
-// returns the declared surface. Any failure is returned as an *Error, except
-// invalid Options, which are reported as plain errors.
+// Capture connects to the server described by o, negotiates the protocol
+// era (Options.Protocol) and returns the declared surface. Any failure is
+// returned as an *Error, except invalid Options, which are reported as plain
+// errors.
 func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 	cfg, err := configure(o)
 	if err != nil {
@@ -139,22 +142,15 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 
-	var c conn
+	n := &negotiator{cfg: cfg, budget: &budget{limit: cfg.MaxTotalBytes}}
+	var surf *surface.Surface
 	if cfg.url != nil {
-		c = newHTTPConn(cfg)
+		surf, err = n.overHTTP(cctx)
 	} else {
-		sc, err := startStdio(cctx, cfg)
-		if err != nil {
-			return nil, cfg.failure(ctx, cctx, err, "")
-		}
-		c = sc
+		surf, err = n.overStdio(cctx)
 	}
-
-	s := &session{c: c, cfg: cfg}
-	surf, err := s.run(cctx)
-	diag := c.close(err == nil)
 	if err != nil {
-		return nil, cfg.failure(ctx, cctx, err, diag)
+		return nil, cfg.failure(ctx, cctx, err, n.diag, n.stage)
 	}
 	if cfg.url != nil {
 		surf.Server = surface.Server{URL: cfg.URL}
@@ -193,6 +189,11 @@ func configure(o Options) (*config, error) {
 	if cfg.Version == "" {
 		cfg.Version = DefaultClientVersion
 	}
+	p, err := ParseProtocol(string(o.Protocol))
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	cfg.Protocol = p
 	if o.URL != "" {
 		if len(o.Env) > 0 {
 			return nil, errors.New("capture: --env applies to stdio servers only")
@@ -226,7 +227,7 @@ func configure(o Options) (*config, error) {
 // failure turns an error from any stage into the one-line *Error the CLI
 // prints. diag is what the transport learned while shutting down (exit
 // status, stderr tail); it is already sanitised.
-func (cfg *config) failure(parent, cctx context.Context, err error, diag string) error {
+func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage string) error {
 	name := oneLine(cfg.display, 200)
 	var e *Error
 	switch {
@@ -237,11 +238,15 @@ func (cfg *config) failure(parent, cctx context.Context, err error, diag string)
 		return &Error{Kind: Failed, msg: fmt.Sprintf("Capture of MCP server '%s' was cancelled.", name), err: parent.Err()}
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		secs := strconv.FormatFloat(cfg.Timeout.Seconds(), 'f', -1, 64)
+		what := "did not complete the handshake"
+		if strings.Contains(stage, "/list") {
+			what = "did not answer " + stage
+		}
 		var msg string
 		if cfg.url != nil {
-			msg = fmt.Sprintf("MCP server at '%s' did not complete the handshake within %ss (it may be unreachable or hung).", name, secs)
+			msg = fmt.Sprintf("MCP server at '%s' %s within %ss (it may be unreachable or hung).", name, what, secs)
 		} else {
-			msg = fmt.Sprintf("MCP server '%s' did not complete the handshake within %ss (it may be hung or waiting on input).", name, secs)
+			msg = fmt.Sprintf("MCP server '%s' %s within %ss (it may be hung or waiting on input).", name, what, secs)
 		}
 		return &Error{Kind: TimedOut, msg: withDiag(msg, diag), err: context.DeadlineExceeded}
 	}

@@ -380,7 +380,7 @@ func TestCaptureHangHitsDeadlineAndKillsGroup(t *testing.T) {
 	})
 	elapsed := time.Since(start)
 	wantFailure(t, err, TimedOut,
-		"MCP server '"+argv[0]+"' did not complete the handshake within 1.5s (it may be hung or waiting on input)",
+		"MCP server '"+argv[0]+"' did not answer tools/list (page 1) within 1.5s (it may be hung or waiting on input)",
 		`server stderr tail: "rawserver: mode=hang-after-init`)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error does not wrap context.DeadlineExceeded: %v", err)

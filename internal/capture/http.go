@@ -54,7 +54,7 @@ func parseServerURL(raw string) (*url.URL, error) {
 // them would break or spoof the protocol.
 func reservedHeaders() []string {
 	return []string{"Accept", "Connection", "Content-Length", "Content-Type", "Host",
-		"Last-Event-Id", "Mcp-Protocol-Version", "Mcp-Session-Id", "Transfer-Encoding"}
+		"Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Transfer-Encoding"}
 }
 
 // parseHeaders turns "Name: value" entries into header pairs, expanding
@@ -153,12 +153,16 @@ func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
 }
 
-// httpConn speaks Streamable HTTP, or the legacy HTTP+SSE transport once the
-// server has shown it predates Streamable HTTP.
+// httpConn speaks Streamable HTTP, in one of two eras: modern (2026-07-28:
+// one independent POST per request, the protocol version and method in
+// headers, no session) or 2025-era (a session opened by initialize, with a
+// fallback to the legacy HTTP+SSE transport once the server has shown it
+// predates Streamable HTTP).
 type httpConn struct {
 	cfg    *config
 	client *http.Client
-	budget budget
+	budget *budget
+	modern bool
 
 	initialized bool // the first POST (initialize) has been answered
 	sessionID   string
@@ -179,10 +183,9 @@ type httpConn struct {
 	getBody   io.ReadCloser
 }
 
-func newHTTPConn(cfg *config) *httpConn {
+func newHTTPConn(cfg *config, b *budget, modern bool) *httpConn {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	c := &httpConn{cfg: cfg}
-	c.budget.limit = cfg.MaxTotalBytes
+	c := &httpConn{cfg: cfg, budget: b, modern: modern}
 	c.client = &http.Client{
 		Transport: transport,
 		// A redirect may move within the server's origin, never to another
@@ -246,7 +249,7 @@ func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func (c *httpConn) send(ctx context.Context, msg []byte, kind msgKind) error {
+func (c *httpConn) send(ctx context.Context, msg []byte, kind msgKind, method string) error {
 	if c.legacy {
 		return c.postLegacy(ctx, msg)
 	}
@@ -259,14 +262,25 @@ func (c *httpConn) send(ctx context.Context, msg []byte, kind msgKind) error {
 		return err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.modern {
+		// The routing headers must repeat what the body says; a modern
+		// server answers 400 (-32020) when they differ.
+		req.Header.Set("Mcp-Protocol-Version", ModernProtocolVersion)
+		req.Header.Set("Mcp-Method", method)
+	}
 	resp, err := c.do(req)
 	if err != nil {
 		return err
 	}
-	if !c.initialized {
+	if !c.initialized && !c.modern {
 		c.initialized = true
 		if fallsBack(resp.StatusCode) {
-			discard(resp.Body)
+			// A server that speaks only the modern revision refuses
+			// initialize with 400 and -32022; that is for the caller to
+			// act on, not a reason to try the older transport.
+			if rerr := c.errorBody(resp); rerr != nil && fallsForward(rerr) {
+				return &httpStatusError{status: resp.StatusCode, rpc: rerr}
+			}
 			if err := c.openLegacy(ctx, resp.StatusCode); err != nil {
 				return err
 			}
@@ -326,14 +340,13 @@ func (c *httpConn) takeReply(resp *http.Response) error {
 		discard(resp.Body)
 		return fmt.Errorf("server answered a request with HTTP %d and no reply", resp.StatusCode)
 	case resp.StatusCode/100 != 2:
-		discard(resp.Body)
-		return fmt.Errorf("server answered HTTP %d", resp.StatusCode)
+		return &httpStatusError{status: resp.StatusCode, rpc: c.errorBody(resp)}
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
 		defer resp.Body.Close()
-		data, err := readBounded(&countingReader{r: resp.Body, b: &c.budget}, c.cfg.MaxMessageBytes)
+		data, err := readBounded(&countingReader{r: resp.Body, b: c.budget}, c.cfg.MaxMessageBytes)
 		if err != nil {
 			return fmt.Errorf("reading the reply: %w", err)
 		}
@@ -344,12 +357,27 @@ func (c *httpConn) takeReply(resp *http.Response) error {
 		c.pending = append(c.pending[:0], v)
 	case "text/event-stream":
 		c.body = resp.Body
-		c.events = newSSEReader(&countingReader{r: resp.Body, b: &c.budget}, int(c.cfg.MaxMessageBytes))
+		c.events = newSSEReader(&countingReader{r: resp.Body, b: c.budget}, int(c.cfg.MaxMessageBytes))
 	default:
 		discard(resp.Body)
 		return fmt.Errorf("server answered with content type %s, not JSON or an event stream", quoteName(mt))
 	}
 	return nil
+}
+
+// errorBody reads and closes the body of an error status and returns the
+// JSON-RPC error it carries, or nil. Only a small JSON body is read: an
+// error needs no more, and this bounds what an error status may cost.
+func (c *httpConn) errorBody(resp *http.Response) *rpcError {
+	defer discard(resp.Body)
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
+		return nil
+	}
+	data, err := readBounded(&countingReader{r: resp.Body, b: c.budget}, maxDiscard)
+	if err != nil {
+		return nil
+	}
+	return rpcErrorBody(data)
 }
 
 // readBounded reads all of r, refusing more than limit bytes.
@@ -401,6 +429,12 @@ func (c *httpConn) recv(ctx context.Context) (*jsonv.Value, error) {
 	for {
 		ev, err := c.events.next()
 		if errors.Is(err, io.EOF) {
+			if c.modern {
+				// The modern revision has no resumption: a stream
+				// that ends early lost the reply.
+				c.closeStream()
+				return nil, errors.New("server's reply stream ended before the reply")
+			}
 			if err := c.resume(ctx); err != nil {
 				return nil, err
 			}
@@ -464,7 +498,7 @@ func (c *httpConn) resume(ctx context.Context) error {
 		return fmt.Errorf("server's reply stream ended before the reply, and resuming it answered HTTP %d", resp.StatusCode)
 	}
 	c.body = resp.Body
-	c.events = newSSEReader(&countingReader{r: resp.Body, b: &c.budget}, int(c.cfg.MaxMessageBytes))
+	c.events = newSSEReader(&countingReader{r: resp.Body, b: c.budget}, int(c.cfg.MaxMessageBytes))
 	c.events.lastID = id
 	return nil
 }
@@ -523,7 +557,7 @@ func (c *httpConn) openLegacy(ctx context.Context, postStatus int) error {
 // endpoint, message events to recv.
 func (c *httpConn) readLegacy(body io.Reader, endpoint chan<- string) {
 	defer close(c.inbox)
-	events := newSSEReader(&countingReader{r: body, b: &c.budget}, int(c.cfg.MaxMessageBytes))
+	events := newSSEReader(&countingReader{r: body, b: c.budget}, int(c.cfg.MaxMessageBytes))
 	haveEndpoint := false
 	for {
 		ev, err := events.next()

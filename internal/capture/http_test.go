@@ -78,19 +78,28 @@ func TestCaptureStreamableHTTPHeaders(t *testing.T) {
 				if e.Accept != "application/json, text/event-stream" || e.ContentType != "application/json" {
 					t.Errorf("request %d: Accept %q, Content-Type %q", i, e.Accept, e.ContentType)
 				}
-				if i == 0 {
+				switch i {
+				case 0:
+					// The era probe: a 2025-era server answers it with an
+					// error, and the handshake follows.
+					if e.RPC != "server/discover" || e.Session != "" || e.Protocol != ModernProtocolVersion {
+						t.Errorf("probe %s carried session %q / protocol %q", e.RPC, e.Session, e.Protocol)
+					}
+				case 1:
 					if e.Session != "" || e.Protocol != "" {
 						t.Errorf("initialize carried session %q / protocol %q", e.Session, e.Protocol)
 					}
-				} else if e.Session != "rawhttp-session-1" || e.Protocol != "2025-11-25" {
-					t.Errorf("request %d (%s) carried session %q / protocol %q", i, e.RPC, e.Session, e.Protocol)
+				default:
+					if e.Session != "rawhttp-session-1" || e.Protocol != "2025-11-25" {
+						t.Errorf("request %d (%s) carried session %q / protocol %q", i, e.RPC, e.Session, e.Protocol)
+					}
 				}
 			}
-			want := []string{"POST initialize", "POST notifications/initialized", "POST tools/list",
+			want := []string{"POST server/discover", "POST initialize", "POST notifications/initialized", "POST tools/list",
 				"POST resources/list", "POST prompts/list", "DELETE "}
 			if mode == "sse" {
 				// The answers to the server's ping and roots/list requests.
-				want = []string{"POST initialize", "POST notifications/initialized", "POST tools/list",
+				want = []string{"POST server/discover", "POST initialize", "POST notifications/initialized", "POST tools/list",
 					"POST response", "POST response", "POST resources/list", "POST prompts/list", "DELETE "}
 			}
 			if strings.Join(rpcs, ",") != strings.Join(want, ",") {
@@ -173,7 +182,7 @@ func TestCaptureHTTPTimeoutAndUnreachable(t *testing.T) {
 	url := closed.URL + "/mcp"
 	closed.Close()
 	_, err = run(t, Options{URL: url})
-	wantFailure(t, err, Failed, "initialize: HTTP POST failed: ", "connection refused")
+	wantFailure(t, err, Failed, "server/discover: HTTP POST failed: ", "connection refused")
 
 	_, err = Capture(context.Background(), Options{URL: "https://user:pw@127.0.0.1:1/mcp", Timeout: 2 * time.Second})
 	if err == nil || strings.Contains(err.Error(), "pw") {

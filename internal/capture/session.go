@@ -11,13 +11,6 @@ import (
 	"github.com/wardenlock/warden/internal/surface"
 )
 
-// SupportedProtocolVersions are the MCP protocol versions warden speaks,
-// newest first. The first is offered in initialize; a server answering with
-// any other version than these is refused, as the reference's SDK does.
-func SupportedProtocolVersions() []string {
-	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-}
-
 // maxUnrelatedMessages bounds the notifications, server requests and stray
 // responses tolerated while waiting for one reply. The byte budget bounds
 // them too; this catches a flood of tiny messages early.
@@ -35,8 +28,9 @@ const (
 
 // conn is one transport's message pipe. Calls are made from one goroutine.
 type conn interface {
-	// send delivers one JSON-RPC message.
-	send(ctx context.Context, msg []byte, kind msgKind) error
+	// send delivers one JSON-RPC message. method names a request's or
+	// notification's method (HTTP puts it in a header), "" for a response.
+	send(ctx context.Context, msg []byte, kind msgKind, method string) error
 	// recv returns the next message from the server.
 	recv(ctx context.Context) (*jsonv.Value, error)
 	// negotiated tells the transport the protocol version in use.
@@ -51,79 +45,130 @@ type session struct {
 	c      conn
 	cfg    *config
 	nextID int64
+	// modern makes every request carry the 2026-07-28 envelope.
+	modern bool
+	// stage names what the session is waiting for, so that a timeout
+	// says which request went unanswered.
+	stage string
 }
 
-// rpcError is a JSON-RPC error reply. Only the code is kept: the message is
-// server-provided text and never reaches warden's output.
+// rpcError is a JSON-RPC error reply. Only the code, and for -32022 the
+// supported versions, are kept: the message is server-provided text and
+// never reaches warden's output.
 type rpcError struct {
-	code int64
+	code      int64
+	supported []string
 }
 
 func (e *rpcError) Error() string {
 	return fmt.Sprintf("server answered JSON-RPC error %d", e.code)
 }
 
-// run performs the whole handshake and returns the surface without its
-// Server field.
-func (s *session) run(ctx context.Context) (*surface.Surface, error) {
+// legacyHandshake performs the 2025-era initialize handshake and returns the
+// protocol version the server chose.
+func (s *session) legacyHandshake(ctx context.Context) (string, error) {
 	version, err := s.initialize(ctx)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	s.c.negotiated(version)
 	note := jsonv.NewObject(
 		jsonv.M("jsonrpc", jsonv.NewString("2.0")),
 		jsonv.M("method", jsonv.NewString("notifications/initialized")),
 	)
-	if err := s.c.send(ctx, note.AppendCompact(nil), kindNotification); err != nil {
-		return nil, fmt.Errorf("sending notifications/initialized: %w", err)
+	if err := s.c.send(ctx, note.AppendCompact(nil), kindNotification, "notifications/initialized"); err != nil {
+		return "", fmt.Errorf("sending notifications/initialized: %w", err)
 	}
+	return version, nil
+}
 
+// lists captures the three lists into a surface. With a discovery (the
+// modern era) only the lists the server advertises are called, as a
+// compliant client does; without one (the 2025 era) all three are called,
+// in this order, whatever capabilities the server declared: that is what the
+// reference does, and a server that lists tools without declaring the
+// capability must not escape the lock.
+func (s *session) lists(ctx context.Context, version string, d *discovery) (*surface.Surface, error) {
 	surf := &surface.Surface{ProtocolVersion: version}
-	// Always all three, in this order, whatever capabilities the server
-	// declared: that is what the reference does, and a server that lists
-	// tools without declaring the capability must not escape the lock.
-	if err := s.listAll(ctx, "tools/list", "tools", func(v *jsonv.Value, at itemAt) (string, error) {
-		t, err := toolFromWire(v, at)
-		if err == nil {
-			surf.Tools = append(surf.Tools, t)
+	offered := func(name string) bool { return d == nil || d.offers(name) }
+	if offered("tools") {
+		if err := s.listAll(ctx, "tools/list", "tools", func(v *jsonv.Value, at itemAt) (string, error) {
+			t, err := toolFromWire(v, at)
+			if err == nil {
+				surf.Tools = append(surf.Tools, t)
+			}
+			return t.Name, err
+		}); err != nil {
+			return nil, err
 		}
-		return t.Name, err
-	}); err != nil {
-		return nil, err
 	}
-	if err := s.listAll(ctx, "resources/list", "resources", func(v *jsonv.Value, at itemAt) (string, error) {
-		r, err := resourceFromWire(v, at)
-		if err == nil {
-			surf.Resources = append(surf.Resources, r)
+	if offered("resources") {
+		if err := s.listAll(ctx, "resources/list", "resources", func(v *jsonv.Value, at itemAt) (string, error) {
+			r, err := resourceFromWire(v, at)
+			if err == nil {
+				surf.Resources = append(surf.Resources, r)
+			}
+			return r.URI, err
+		}); err != nil {
+			return nil, err
 		}
-		return r.URI, err
-	}); err != nil {
-		return nil, err
 	}
-	if err := s.listAll(ctx, "prompts/list", "prompts", func(v *jsonv.Value, at itemAt) (string, error) {
-		p, err := promptFromWire(v, at)
-		if err == nil {
-			surf.Prompts = append(surf.Prompts, p)
+	if offered("prompts") {
+		if err := s.listAll(ctx, "prompts/list", "prompts", func(v *jsonv.Value, at itemAt) (string, error) {
+			p, err := promptFromWire(v, at)
+			if err == nil {
+				surf.Prompts = append(surf.Prompts, p)
+			}
+			return p.Name, err
+		}); err != nil {
+			return nil, err
 		}
-		return p.Name, err
-	}); err != nil {
-		return nil, err
 	}
 	return surf, nil
+}
+
+// discover sends server/discover with the modern envelope and returns the
+// raw outcome: the result, or the error (a JSON-RPC error is *rpcError).
+func (s *session) discover(ctx context.Context) (*jsonv.Value, error) {
+	s.modern = true
+	s.stage = "server/discover"
+	return s.call(ctx, "server/discover", nil)
+}
+
+// requireModern sends server/discover to a server that must speak the
+// modern revision (forced by the user, or after initialize said so) and
+// returns its discovery. Anything but a well-formed DiscoverResult that
+// lists ModernProtocolVersion is an error naming the field.
+func (s *session) requireModern(ctx context.Context) (*discovery, error) {
+	res, err := s.discover(ctx)
+	if err != nil {
+		if supported := supportedList(err); supported != nil && !slices.Contains(supported, ModernProtocolVersion) {
+			return nil, fmt.Errorf("server/discover: %w", noCommonVersion(supported))
+		}
+		return nil, fmt.Errorf("server/discover: %w", err)
+	}
+	d, err := parseDiscovery(res)
+	if err != nil {
+		return nil, fmt.Errorf("server/discover: %w", err)
+	}
+	if !slices.Contains(d.versions, ModernProtocolVersion) {
+		return nil, fmt.Errorf("server/discover: %w", noCommonVersion(d.versions))
+	}
+	return d, nil
 }
 
 // initialize sends the initialize request and returns the server's
 // protocolVersion after checking the result's shape.
 func (s *session) initialize(ctx context.Context) (string, error) {
 	params := jsonv.NewObject(
-		jsonv.M("protocolVersion", jsonv.NewString(SupportedProtocolVersions()[0])),
+		jsonv.M("protocolVersion", jsonv.NewString(LegacyProtocolVersions()[0])),
 		jsonv.M("capabilities", jsonv.NewObject()),
 		jsonv.M("clientInfo", jsonv.NewObject(
 			jsonv.M("name", jsonv.NewString("warden")),
 			jsonv.M("version", jsonv.NewString(s.cfg.Version)),
 		)),
 	)
+	s.stage = "initialize"
 	res, err := s.call(ctx, "initialize", params)
 	if err != nil {
 		return "", fmt.Errorf("initialize: %w", err)
@@ -136,9 +181,9 @@ func (s *session) initialize(ctx context.Context) (string, error) {
 	if !ok {
 		return "", errors.New("initialize: result has no string protocolVersion")
 	}
-	if !slices.Contains(SupportedProtocolVersions(), version) {
+	if !slices.Contains(LegacyProtocolVersions(), version) {
 		return "", fmt.Errorf("initialize: server chose unsupported protocol version %s (warden supports %v)",
-			quoteName(version), SupportedProtocolVersions())
+			quoteName(version), LegacyProtocolVersions())
 	}
 	// The reference's SDK validates these; a server without them is not
 	// speaking MCP.
@@ -172,6 +217,7 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 		if page > 1 {
 			params = jsonv.NewObject(jsonv.M("cursor", jsonv.NewString(cursor)))
 		}
+		s.stage = fmt.Sprintf("%s (page %d)", method, page)
 		res, err := s.call(ctx, method, params)
 		var rerr *rpcError
 		if errors.As(err, &rerr) && rerr.code == -32601 && page == 1 {
@@ -185,6 +231,14 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 		}
 		if res.Kind != jsonv.Object {
 			return fmt.Errorf("%s page %d: result is %s, not an object", method, page, a(res.Kind))
+		}
+		if s.modern {
+			if err := checkResultType(res); err != nil {
+				return fmt.Errorf("%s page %d: %w", method, page, err)
+			}
+			if err := checkCacheHints(res); err != nil {
+				return fmt.Errorf("%s page %d: %w", method, page, err)
+			}
 		}
 		items := res.Get(key)
 		if items == nil || items.Kind != jsonv.Array {
@@ -210,7 +264,9 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 		if !ok {
 			return fmt.Errorf("%s page %d: nextCursor is %s, not a string", method, page, a(next.Kind))
 		}
-		if c == "" {
+		if c == "" && !s.modern {
+			// Some 2025-era servers send "" for "no more pages"; since
+			// 2026-07-28 a present cursor, even "", means more.
 			return nil
 		}
 		if seenCursor[c] {
@@ -239,10 +295,16 @@ func (s *session) call(ctx context.Context, method string, params *jsonv.Value) 
 		jsonv.M("id", jsonv.NewInt(id)),
 		jsonv.M("method", jsonv.NewString(method)),
 	}
+	if s.modern {
+		if params == nil {
+			params = jsonv.NewObject()
+		}
+		params.Members = append(params.Members, jsonv.M("_meta", envelope(s.cfg.Version)))
+	}
 	if params != nil {
 		members = append(members, jsonv.M("params", params))
 	}
-	if err := s.c.send(ctx, jsonv.NewObject(members...).AppendCompact(nil), kindRequest); err != nil {
+	if err := s.c.send(ctx, jsonv.NewObject(members...).AppendCompact(nil), kindRequest, method); err != nil {
 		return nil, err
 	}
 	want := strconv.FormatInt(id, 10)
@@ -299,7 +361,7 @@ func (s *session) answer(ctx context.Context, msg message) error {
 			jsonv.M("message", jsonv.NewString("Method not found")),
 		)))
 	}
-	if err := s.c.send(ctx, jsonv.NewObject(members...).AppendCompact(nil), kindResponse); err != nil {
+	if err := s.c.send(ctx, jsonv.NewObject(members...).AppendCompact(nil), kindResponse, ""); err != nil {
 		return fmt.Errorf("answering the server's %s request: %w", quoteName(msg.method), err)
 	}
 	return nil
@@ -356,7 +418,34 @@ func classify(m *jsonv.Value) (message, error) {
 		if err != nil {
 			return message{}, errors.New("server sent an error response with an out-of-range code")
 		}
-		return message{kind: kindResponse, id: id, err: &rpcError{code: n}}, nil
+		rerr := &rpcError{code: n}
+		if n == unsupportedVersion {
+			rerr.supported = supportedVersions(e.Get("data"))
+		}
+		return message{kind: kindResponse, id: id, err: rerr}, nil
 	}
 	return message{}, errors.New("server sent a response with neither a result nor an error")
+}
+
+// maxSupportedVersions bounds how many versions of a -32022 error are kept.
+const maxSupportedVersions = 64
+
+// supportedVersions reads data.supported of a -32022 error: a non-empty
+// array of strings, or nil when it is anything else.
+func supportedVersions(data *jsonv.Value) []string {
+	list := data.Get("supported")
+	if list == nil || list.Kind != jsonv.Array || len(list.Items) == 0 {
+		return nil
+	}
+	out := make([]string, 0, min(len(list.Items), maxSupportedVersions))
+	for _, v := range list.Items {
+		s, ok := v.Str()
+		if !ok {
+			return nil
+		}
+		if len(out) < maxSupportedVersions {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -95,7 +95,7 @@ type stdioConn struct {
 	stdout *os.File
 	stderr *os.File
 	ring   tailRing
-	budget budget
+	budget *budget
 
 	msgs       chan inbound
 	quit       chan struct{}
@@ -106,7 +106,7 @@ type stdioConn struct {
 
 // startStdio spawns the server in its own process group with the filtered
 // environment and starts draining its stdout and stderr.
-func startStdio(ctx context.Context, cfg *config) (*stdioConn, error) {
+func startStdio(ctx context.Context, cfg *config, b *budget) (*stdioConn, error) {
 	name := cfg.Argv[0]
 	cmd := exec.Command(name, cfg.Argv[1:]...)
 	if cmd.Err != nil {
@@ -156,7 +156,7 @@ func startStdio(ctx context.Context, cfg *config) (*stdioConn, error) {
 		stderrDone: make(chan struct{}),
 		waitDone:   make(chan struct{}),
 	}
-	c.budget.limit = cfg.MaxTotalBytes
+	c.budget = b
 	if cfg.started != nil {
 		cfg.started(c.pgid)
 	}
@@ -221,7 +221,7 @@ func (c *stdioConn) drainStderr() {
 // after the first error, which it delivers, or when the connection closes.
 func (c *stdioConn) readLoop() {
 	defer close(c.msgs)
-	lr := newLineReader(&countingReader{r: c.stdout, b: &c.budget}, int(c.cfg.MaxMessageBytes), false, "a message from the server")
+	lr := newLineReader(&countingReader{r: c.stdout, b: c.budget}, int(c.cfg.MaxMessageBytes), false, "a message from the server")
 	for {
 		line, err := lr.next()
 		if err == nil && isBlank(line) {
@@ -230,7 +230,7 @@ func (c *stdioConn) readLoop() {
 		var in inbound
 		switch {
 		case errors.Is(err, io.EOF):
-			in.err = errors.New("server closed its stdout")
+			in.err = &goneError{"server closed its stdout"}
 		case err != nil:
 			in.err = fmt.Errorf("reading the server's stdout: %w", err)
 		default:
@@ -263,21 +263,36 @@ func isBlank(line []byte) bool {
 	return true
 }
 
-func (c *stdioConn) send(ctx context.Context, msg []byte, _ msgKind) error {
+func (c *stdioConn) send(ctx context.Context, msg []byte, _ msgKind, _ string) error {
 	if d, ok := ctx.Deadline(); ok {
 		_ = c.stdin.SetWriteDeadline(d)
 	}
 	if _, err := c.stdin.Write(append(msg, '\n')); err != nil {
-		return fmt.Errorf("writing to the server's stdin: %w", err)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("writing to the server's stdin: %w", err)
+		}
+		return &goneError{fmt.Sprintf("writing to the server's stdin: %v", err)}
 	}
 	return nil
+}
+
+// goneError says the server process went away: its stdout reached EOF, or
+// its stdin no longer takes writes.
+type goneError struct{ msg string }
+
+func (e *goneError) Error() string { return e.msg }
+
+// isGone reports whether err says the server went away.
+func isGone(err error) bool {
+	var g *goneError
+	return errors.As(err, &g)
 }
 
 func (c *stdioConn) recv(ctx context.Context) (*jsonv.Value, error) {
 	select {
 	case in, ok := <-c.msgs:
 		if !ok {
-			return nil, errors.New("server closed its stdout")
+			return nil, &goneError{"server closed its stdout"}
 		}
 		return in.v, in.err
 	case <-ctx.Done():

@@ -44,6 +44,12 @@ const (
 	// EverythingServerJS with changed schemas and annotations, i.e. real
 	// upstream drift.
 	EverythingNextServerJS = "testdata/npm/node_modules/server-everything-next/dist/index.js"
+	// ModernServerJS is a fixture built on the official TypeScript SDK
+	// 2.4.0 that speaks the 2026-07-28 revision: "-mode strict" serves only
+	// that revision, "-mode dual" (the default) the 2025 era too. With
+	// "-http ADDR" it serves streamable HTTP and follows StartHTTP's
+	// conventions, so StartHTTP(t, "node", script, "-mode", m) runs it.
+	ModernServerJS = "testdata/npm/modern-server.mjs"
 )
 
 // buildTimeout bounds one go build. A cold build of an SDK-based fixture

@@ -1,0 +1,259 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// negotiator runs one capture across as many connections as the era
+// negotiation needs: a stdio server is respawned when the probe killed it or
+// went unanswered, and when initialize says the server speaks only the
+// modern revision; an HTTP endpoint gets a fresh client state per era. The
+// eras are never mixed on one process or session. All connections share one
+// byte budget and the capture's one deadline.
+type negotiator struct {
+	cfg    *config
+	budget *budget
+	// diag is what the last connection to close reported (exit status,
+	// stderr tail), for the failure message.
+	diag string
+	// stage is what the last session was waiting for.
+	stage string
+}
+
+// session starts a session over a fresh connection.
+func (n *negotiator) session(c conn) *session {
+	return &session{c: c, cfg: n.cfg}
+}
+
+// finish closes a connection, keeping its diagnostic and stage if the
+// capture fails with err.
+func (n *negotiator) finish(s *session, err error) {
+	diag := s.c.close(err == nil)
+	n.stage = s.stage
+	if err != nil {
+		n.diag = diag
+	}
+}
+
+// overStdio captures a stdio server in the era Options.Protocol asks for.
+func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
+	switch n.cfg.Protocol {
+	case ProtocolLegacy:
+		return n.stdioLegacy(ctx, false)
+	case ProtocolModern:
+		return n.stdioModern(ctx)
+	}
+	spawned := time.Now()
+	c, err := startStdio(ctx, n.cfg, n.budget)
+	if err != nil {
+		return nil, err
+	}
+	s := n.session(c)
+	pctx, cancel := context.WithDeadline(ctx, spawned.Add(probeTimeout(n.cfg.Timeout)))
+	res, err := s.discover(pctx)
+	cancel()
+	var rerr *rpcError
+	switch {
+	case err == nil || errors.As(err, &rerr):
+		v, d, cerr := classifyProbe(res, err)
+		if cerr != nil {
+			n.finish(s, cerr)
+			return nil, cerr
+		}
+		if v == modern {
+			surf, err := s.lists(ctx, ModernProtocolVersion, d)
+			n.finish(s, err)
+			return surf, err
+		}
+		// A 2025-era server that answered the probe: it is alive and
+		// has not started a modern session, so the handshake goes on
+		// the same process, as the specification asks.
+		s.modern = false
+		return n.legacyOn(ctx, s, true)
+	case ctx.Err() != nil:
+		n.finish(s, err)
+		return nil, err
+	case pctx.Err() != nil, isGone(err):
+		// Silence past the probe timer, or a server that exits on an
+		// unknown first request: a 2025-era server. A fresh process gets
+		// the handshake, so that a late reply to the probe cannot race it.
+		n.finish(s, nil)
+		return n.stdioLegacy(ctx, true)
+	}
+	n.finish(s, err)
+	return nil, fmt.Errorf("server/discover: %w", err)
+}
+
+// stdioLegacy spawns the server and captures it in the 2025 era. With
+// forward set, an initialize refused with -32022 naming the modern revision
+// moves the capture to a fresh process in the modern era.
+func (n *negotiator) stdioLegacy(ctx context.Context, forward bool) (*surface.Surface, error) {
+	c, err := startStdio(ctx, n.cfg, n.budget)
+	if err != nil {
+		return nil, err
+	}
+	return n.legacyOn(ctx, n.session(c), forward)
+}
+
+// legacyOn runs the 2025-era handshake and lists on a stdio session.
+func (n *negotiator) legacyOn(ctx context.Context, s *session, forward bool) (*surface.Surface, error) {
+	version, err := s.legacyHandshake(ctx)
+	if err != nil {
+		if fallsForward(err) {
+			if forward {
+				n.finish(s, nil)
+				return n.stdioModern(ctx)
+			}
+			err = modernOnly(err)
+		}
+		n.finish(s, err)
+		return nil, err
+	}
+	surf, err := s.lists(ctx, version, nil)
+	n.finish(s, err)
+	return surf, err
+}
+
+// stdioModern spawns the server and captures it in the modern era.
+func (n *negotiator) stdioModern(ctx context.Context) (*surface.Surface, error) {
+	c, err := startStdio(ctx, n.cfg, n.budget)
+	if err != nil {
+		return nil, err
+	}
+	return n.modernOn(ctx, n.session(c))
+}
+
+// modernOn discovers a server that must be modern and lists what it offers.
+func (n *negotiator) modernOn(ctx context.Context, s *session) (*surface.Surface, error) {
+	d, err := s.requireModern(ctx)
+	if err != nil {
+		n.finish(s, err)
+		return nil, err
+	}
+	surf, err := s.lists(ctx, ModernProtocolVersion, d)
+	n.finish(s, err)
+	return surf, err
+}
+
+// modernOnly explains an initialize refused by a modern-only server when
+// the user forced the 2025 era.
+func modernOnly(err error) error {
+	return fmt.Errorf("%w; the server speaks only %s (use --protocol auto or modern)", err, ModernProtocolVersion)
+}
+
+// overHTTP captures an HTTP endpoint in the era Options.Protocol asks for.
+// The probe follows the specification's rules for streamable HTTP: only a
+// DiscoverResult or -32022 is modern evidence; an error status other than
+// those about credentials, rate or the server's health means a 2025-era
+// server; a transport failure, 5xx, 401 or 403 is never a reason to fall back.
+func (n *negotiator) overHTTP(ctx context.Context) (*surface.Surface, error) {
+	switch n.cfg.Protocol {
+	case ProtocolLegacy:
+		return n.httpLegacy(ctx, false)
+	case ProtocolModern:
+		return n.modernOn(ctx, n.session(newHTTPConn(n.cfg, n.budget, true)))
+	}
+	s := n.session(newHTTPConn(n.cfg, n.budget, true))
+	res, err := s.discover(ctx)
+	var rerr *rpcError
+	var serr *httpStatusError
+	switch {
+	case errors.As(err, &serr) && !serr.legacyEvidence():
+		n.finish(s, err)
+		return nil, fmt.Errorf("server/discover: %w", err)
+	case err == nil || errors.As(err, &rerr):
+		v, d, cerr := classifyProbe(res, err)
+		if cerr != nil {
+			n.finish(s, cerr)
+			return nil, cerr
+		}
+		if v == modern {
+			surf, err := s.lists(ctx, ModernProtocolVersion, d)
+			n.finish(s, err)
+			return surf, err
+		}
+	case errors.As(err, &serr):
+		// A 4xx without a JSON-RPC error: a 2025-era server.
+	default:
+		n.finish(s, err)
+		return nil, fmt.Errorf("server/discover: %w", err)
+	}
+	n.finish(s, nil)
+	return n.httpLegacy(ctx, true)
+}
+
+// httpLegacy captures an HTTP endpoint in the 2025 era (streamable HTTP with
+// sessions, or the 2024-11-05 HTTP+SSE transport), moving to the modern era
+// when forward is set and initialize is refused with -32022 naming it.
+func (n *negotiator) httpLegacy(ctx context.Context, forward bool) (*surface.Surface, error) {
+	s := n.session(newHTTPConn(n.cfg, n.budget, false))
+	version, err := s.legacyHandshake(ctx)
+	if err != nil {
+		if fallsForward(err) {
+			if forward {
+				n.finish(s, nil)
+				return n.modernOn(ctx, n.session(newHTTPConn(n.cfg, n.budget, true)))
+			}
+			err = modernOnly(err)
+		}
+		n.finish(s, err)
+		return nil, err
+	}
+	surf, err := s.lists(ctx, version, nil)
+	n.finish(s, err)
+	return surf, err
+}
+
+// httpStatusError is a non-2xx answer to a request. rpc is the JSON-RPC
+// error its body carried, if it carried one.
+type httpStatusError struct {
+	status int
+	rpc    *rpcError
+}
+
+func (e *httpStatusError) Error() string {
+	if e.rpc != nil {
+		return fmt.Sprintf("server answered HTTP %d with JSON-RPC error %d", e.status, e.rpc.code)
+	}
+	return fmt.Sprintf("server answered HTTP %d", e.status)
+}
+
+// Unwrap exposes the JSON-RPC error, so that callers treat "404 with
+// -32601" like an in-band -32601.
+func (e *httpStatusError) Unwrap() error {
+	if e.rpc == nil {
+		return nil
+	}
+	return e.rpc
+}
+
+// legacyEvidence reports whether the status answering the modern probe
+// means a 2025-era server: any 4xx except those about credentials or rate.
+func (e *httpStatusError) legacyEvidence() bool {
+	switch e.status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired, http.StatusTooManyRequests:
+		return false
+	}
+	return e.status >= 400 && e.status < 500
+}
+
+// rpcErrorBody reads a JSON-RPC error response from an error status's body,
+// or returns nil when the body is not one.
+func rpcErrorBody(data []byte) *rpcError {
+	v, err := jsonv.Parse(data, jsonv.Options{})
+	if err != nil {
+		return nil
+	}
+	msg, err := classify(v)
+	if err != nil || msg.err == nil {
+		return nil
+	}
+	return msg.err
+}
