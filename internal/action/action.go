@@ -110,6 +110,7 @@ func (r *runner) run(ctx context.Context) int {
 		Env:      in.Env,
 		Timeout:  in.Timeout,
 		MaxPages: in.MaxPages,
+		Protocol: in.Protocol,
 		// The server runs in working-directory without warden changing its
 		// own (process-wide) directory.
 		Dir: r.workDir,

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wardenlock/warden/internal/capture"
 )
 
 // Input defaults, as documented in action.yml.
@@ -50,6 +52,9 @@ type Inputs struct {
 	SARIF    string
 	Timeout  time.Duration
 	MaxPages int
+	// Protocol is the MCP protocol era to speak (capture.ProtocolAuto
+	// unless the protocol input says otherwise).
+	Protocol capture.Protocol
 	// WorkDirInput is the working-directory input as given.
 	WorkDirInput string
 	Approver     string
@@ -133,6 +138,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	}
 	if in.MaxPages, err = parseMaxPages(get("max-pages")); err != nil {
 		return in, err
+	}
+	if in.Protocol, err = capture.ParseProtocol(strings.ToLower(strings.TrimSpace(get("protocol")))); err != nil {
+		return in, fmt.Errorf("input %w", err)
 	}
 	for _, f := range [][2]string{{"lock", in.Lock}, {"sarif", in.SARIF}, {"working-directory", in.WorkDirInput}} {
 		if err := noControl(f[0], f[1]); err != nil {

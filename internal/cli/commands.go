@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/ops"
 )
 
@@ -25,6 +26,7 @@ type targetFlags struct {
 	timeout         float64
 	maxPages        int
 	maxMessageBytes int64
+	protocol        string
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
@@ -34,6 +36,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&t.timeout, "timeout", 30, "`seconds` for the whole capture")
 	fs.IntVar(&t.maxPages, "max-pages", 256, "fail when a list's cursor chain exceeds `N` pages")
 	fs.Int64Var(&t.maxMessageBytes, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted, in `bytes`")
+	fs.StringVar(&t.protocol, "protocol", "auto", "MCP protocol `era`: auto (probe with server/discover, fall back to initialize), modern (2026-07-28 only) or legacy (initialize only)")
 }
 
 func (t *targetFlags) target(argv []string) (ops.Target, error) {
@@ -46,6 +49,10 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 	if t.maxMessageBytes < 1024 {
 		return ops.Target{}, errors.New("--max-message-bytes must be at least 1024")
 	}
+	protocol, err := capture.ParseProtocol(t.protocol)
+	if err != nil {
+		return ops.Target{}, fmt.Errorf("--%w", err)
+	}
 	tg := ops.Target{
 		Argv:            argv,
 		URL:             t.url,
@@ -54,6 +61,7 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 		Timeout:         time.Duration(t.timeout * float64(time.Second)),
 		MaxPages:        t.maxPages,
 		MaxMessageBytes: t.maxMessageBytes,
+		Protocol:        protocol,
 	}
 	return tg, ops.ValidateTarget(tg)
 }
