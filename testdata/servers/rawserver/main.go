@@ -3,19 +3,34 @@
 // warden's capture tests can make a server misbehave in exact, repeatable
 // ways that no well-behaved SDK would ever produce: endless pagination,
 // garbage on stdout, crashes, hangs, floods, server-to-client requests, and
-// JSON whose exact bytes must survive capture.
+// JSON whose exact bytes must survive capture. It also plays the servers a
+// dual-era client meets when it probes with server/discover (protocol
+// revision 2026-07-28): modern-only, dual-era, slow, silent, exiting and
+// draft servers, and modern servers that get the result shapes wrong.
 //
 // Usage:
 //
 //	rawserver [-mode NAME] [-pidfile PATH] [-hang-for D] [-huge-bytes N] [-flood-bytes N] [-ignore-sigterm]
+//	          [-slow-first D] [-requests PATH] [-spawnlog PATH]
 //
 // Run "rawserver -h" for the list of modes and why each exists; the table is
-// the modes variable below. Every mode answers initialize (echoing the
+// the modes variable below. Every legacy mode answers initialize (echoing the
 // client's protocol version when it is a known one) and ping, ignores
-// notifications, answers unknown requests with -32601, and exits when stdin
-// closes, except the deliberate hang modes, which ignore EOF and sleep for
-// -hang-for so that the client has to kill them (and still end on their own
-// if it never does).
+// notifications, answers unknown requests with -32601 (server/discover
+// included, unless the mode says otherwise), and exits when stdin closes,
+// except the deliberate hang modes, which ignore EOF and sleep for -hang-for
+// so that the client has to kill them (and still end on their own if it
+// never does). The modern modes (mode.modern) speak only 2026-07-28: no
+// initialize (it gets -32022), server/discover, and a params._meta envelope
+// required on every request (see checkModern); they too ignore
+// notifications and exit when stdin closes.
+//
+// -requests PATH appends every line received on stdin to PATH, as received,
+// one per line, in every mode, so that a test can count round trips and
+// check the _meta a client sent. A line is logged when it is read, before it
+// is handled, so a line pipelined behind a request that ends the process
+// (exit-on-probe) may be logged too. -spawnlog PATH appends "spawn <pid>" to PATH
+// at start, so that a test can count the processes a client started.
 package main
 
 import (
@@ -57,6 +72,17 @@ type mode struct {
 	// hangOnEOF makes the server ignore the end of stdin and sleep for
 	// -hang-for instead of exiting, from the first message on.
 	hangOnEOF bool
+	// modern makes the server speak only revision 2026-07-28: a request
+	// must pass checkModern (initialize never does), and the base surface
+	// is modernHandlers instead of cleanHandlers. handlers still override.
+	// A process that firstRequest pinned to legacy is served as clean.
+	modern bool
+	// firstRequest, if set, sees the first request of the process before
+	// it is dispatched.
+	firstRequest func(s *server, req *message)
+	// slowFirst makes the server sleep for -slow-first before it writes
+	// its first message.
+	slowFirst bool
 }
 
 // modes is the table of behaviours, by -mode name.
@@ -149,6 +175,83 @@ var modes = map[string]mode{
 		why:      "initialize answers protocolVersion \"1999-01-01\": the client must refuse to go on",
 		handlers: map[string]handler{"initialize": initBadVersion},
 	},
+
+	// Modes for the 2026-07-28 era probe (server/discover) and what follows it.
+	"modern": {
+		why:    "modern-only (2026-07-28): server/discover answers a DiscoverResult; initialize, and any request without a valid _meta, answers -32022 listing [\"2026-07-28\"] (-32602 for a _meta without the version string or the clientCapabilities object); lists carry resultType/ttlMs/cacheScope/_meta, tools/list is 2 pages (cursor \"p2\"): the client must probe, stay modern and send _meta on every request",
+		modern: true,
+	},
+	"modern-slow": {
+		why:       "like modern, but sleeps -slow-first (3s) before its first reply: a short probe timeout misreads a cold modern server as silent, and its initialize then gets -32022",
+		modern:    true,
+		slowFirst: true,
+	},
+	"modern-dual": {
+		why:          "a process whose first request is initialize is the clean legacy server for life (server/discover then answers -32601); any other first request makes it modern for life (initialize then answers -32022), like the TS SDK's dual mode: the client must not mix eras on one process",
+		modern:       true,
+		firstRequest: pinLegacyOnInitialize,
+	},
+	"exit-on-probe": {
+		why:          "clean legacy, but a first request other than initialize makes it write \"ExpectedInitializeRequest\" to stderr and exit 1 (like rmcp servers): the client must respawn and initialize, not report a crash",
+		firstRequest: exitUnlessInitialize,
+	},
+	"silent-probe": {
+		why:      "clean legacy that never answers server/discover, yet stays alive and serves what follows: only a probe timeout gets the client past it",
+		handlers: map[string]handler{"server/discover": func(*server, *message) {}},
+	},
+	"probe-32022-legacy": {
+		why:      "clean legacy whose server/discover answers -32022 with data.supported [\"2025-11-25\",\"2025-06-18\"]: only legacy versions on offer means legacy, so the client must initialize",
+		handlers: map[string]handler{"server/discover": unsupportedHandler("2025-11-25", "2025-06-18")},
+	},
+	"discover-no-resulttype": {
+		why:    "like modern, but the DiscoverResult and the list results lack resultType, ttlMs and cacheScope (_meta stays): the client must tolerate their absence and record it",
+		modern: true,
+		handlers: map[string]handler{
+			"server/discover": discover(modernCapabilities, serverInfoMeta),
+			"tools/list":      modernTools(serverInfoMeta),
+			"resources/list":  modernList(cleanResources, serverInfoMeta),
+			"prompts/list":    modernList(cleanPrompts, serverInfoMeta),
+		},
+	},
+	"discover-draft": {
+		why:      "clean legacy whose server/discover answers a well-formed DiscoverResult with supportedVersions [\"DRAFT-2026-v1\"] and a top-level serverInfo, like pre-GA draft servers: no version in common, so the client must initialize",
+		handlers: map[string]handler{"server/discover": draftDiscover},
+	},
+	"discover-malformed": {
+		why:      "like modern, but the DiscoverResult's capabilities is the string \"all\": not a DiscoverResult, so not modern evidence, and initialize still answers -32022",
+		modern:   true,
+		handlers: map[string]handler{"server/discover": discover(`"all"`, modernFields)},
+	},
+	"modern-tools-only": {
+		why:    "like modern, but capabilities holds only tools, and resources/list and prompts/list answer -32601: the client must gate the lists on the capabilities",
+		modern: true,
+		handlers: map[string]handler{
+			"server/discover": discover(`{"tools":{"listChanged":true}}`, modernFields),
+			"resources/list":  methodNotFound,
+			"prompts/list":    methodNotFound,
+		},
+	},
+	"modern-bad-resulttype": {
+		why:      "like modern, but both tools/list pages answer \"resultType\":\"incomplete\": an unknown resultType makes a list result invalid",
+		modern:   true,
+		handlers: map[string]handler{"tools/list": modernTools(`"resultType":"incomplete","ttlMs":0,"cacheScope":"private",` + serverInfoMeta)},
+	},
+	"probe-future": {
+		why: "server/discover and initialize both answer -32022 with data.supported [\"2099-01-01\"] (everything else is clean): no version in common in either era, so the client must fail",
+		handlers: map[string]handler{
+			"server/discover": unsupportedHandler("2099-01-01"),
+			"initialize":      unsupportedHandler("2099-01-01"),
+		},
+	},
+	"modern-resume-legacy-shape": {
+		why:    "like modern for server/discover, but the list results come in legacy shape (no resultType, ttlMs, cacheScope or _meta; tools still 2 pages): a list result without resultType after a modern request is not modern",
+		modern: true,
+		handlers: map[string]handler{
+			"tools/list":     modernTools(""),
+			"resources/list": modernList(cleanResources, ""),
+			"prompts/list":   modernList(cleanPrompts, ""),
+		},
+	},
 }
 
 // knownVersions are the protocol versions echoed back on initialize.
@@ -164,6 +267,9 @@ var (
 	flagHugeBytes     = flag.Int64("huge-bytes", 100<<20, "huge-line: size of the gigantic description")
 	flagFloodBytes    = flag.Int64("flood-bytes", 50<<20, "stderr-flood: total bytes written to stderr")
 	flagIgnoreSigterm = flag.Bool("ignore-sigterm", false, "ignore SIGTERM and SIGINT, so the client has to escalate to SIGKILL")
+	flagSlowFirst     = flag.Duration("slow-first", 3*time.Second, "modern-slow: how long to sleep before the first reply")
+	flagRequests      = flag.String("requests", "", "append every line received on stdin to this file, as received (every mode)")
+	flagSpawnlog      = flag.String("spawnlog", "", "append \"spawn <pid>\" to this file at start (every mode)")
 )
 
 func main() {
@@ -181,11 +287,22 @@ func main() {
 	// Real servers chatter on stderr at start-up; so does this one, which
 	// also lets tests check that the stderr tail is captured.
 	fmt.Fprintf(os.Stderr, "rawserver: mode=%s pid=%d\n", *flagMode, os.Getpid())
+	if *flagSpawnlog != "" {
+		appendTo(*flagSpawnlog, fmt.Sprintf("spawn %d\n", os.Getpid()))
+	}
+	var requests io.Writer
+	if *flagRequests != "" {
+		f, err := os.OpenFile(*flagRequests, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			fatalf("-requests: %v", err)
+		}
+		requests = f
+	}
 
 	s := &server{
 		mode:      m,
 		out:       bufio.NewWriterSize(os.Stdout, 64<<10),
-		in:        readMessages(os.Stdin),
+		in:        readMessages(os.Stdin, requests),
 		hangOnEOF: m.hangOnEOF,
 	}
 	if m.setup != nil {
@@ -203,8 +320,27 @@ func usage() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	width := 0
 	for _, name := range names {
-		fmt.Fprintf(os.Stderr, "  %-20s %s\n", name, modes[name].why)
+		width = max(width, len(name))
+	}
+	for _, name := range names {
+		fmt.Fprintf(os.Stderr, "  %-*s %s\n", width, name, modes[name].why)
+	}
+}
+
+// appendTo appends text to the file at path in one write, creating it if
+// need be; concurrent processes appending short lines do not interleave.
+func appendTo(path, text string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err == nil {
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fatalf("%v", err)
 	}
 }
 
@@ -234,8 +370,10 @@ func (m *message) cursor() string {
 // serving loop can wait for input with a timeout (out-of-order) and so that
 // a hang mode can stop reading without blocking anything. The channel is
 // closed at EOF. A line that is not JSON is delivered as a message with
-// Method "" and no ID, which the loop answers with a parse error.
-func readMessages(r io.Reader) <-chan *message {
+// Method "" and no ID, which the loop answers with a parse error. If log is
+// not nil, every non-blank line is written to it, as received, before it is
+// delivered (so it is there by the time its reply is).
+func readMessages(r io.Reader, log io.Writer) <-chan *message {
 	ch := make(chan *message, 64)
 	go func() {
 		defer close(ch)
@@ -243,6 +381,9 @@ func readMessages(r io.Reader) <-chan *message {
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
+				if log != nil {
+					log.Write(append(bytes.TrimRight(line, "\r\n"), '\n'))
+				}
 				m := new(message)
 				if json.Unmarshal(line, m) != nil {
 					m = &message{JSONRPC: "invalid"}
@@ -269,6 +410,12 @@ type server struct {
 	// deaf makes the loop drop every further message.
 	deaf      bool
 	hangOnEOF bool
+	// sawRequest is set once the first request has been dispatched.
+	sawRequest bool
+	// legacyPinned makes a modern mode serve the clean legacy surface.
+	legacyPinned bool
+	// wrote is set once the first message has been written.
+	wrote bool
 }
 
 // next returns the next message to handle, or nil at EOF.
@@ -340,9 +487,23 @@ func (s *server) dispatch(m *message) {
 	case !m.hasID():
 		// Notifications (notifications/initialized, cancelled, ...) need no answer.
 	default:
+		if !s.sawRequest {
+			s.sawRequest = true
+			if s.mode.firstRequest != nil {
+				s.mode.firstRequest(s, m)
+			}
+		}
+		base := cleanHandlers
+		if s.mode.modern && !s.legacyPinned {
+			if e := checkModern(m); e != nil {
+				s.replyRPCError(m.ID, e)
+				return
+			}
+			base = modernHandlers
+		}
 		h := s.mode.handlers[m.Method]
 		if h == nil {
-			h = cleanHandlers[m.Method]
+			h = base[m.Method]
 		}
 		if h == nil {
 			s.replyError(m.ID, -32601, "Method not found")
@@ -357,6 +518,10 @@ func (s *server) dispatch(m *message) {
 
 // write sends one complete message line and flushes it.
 func (s *server) write(line []byte) {
+	if s.mode.slowFirst && !s.wrote {
+		time.Sleep(*flagSlowFirst)
+	}
+	s.wrote = true
 	s.out.Write(line)
 	s.out.WriteByte('\n')
 	s.out.Flush()
@@ -394,6 +559,11 @@ func (s *server) replyError(id json.RawMessage, code int, msg string) {
 		return
 	}
 	s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e))
+}
+
+// replyRPCError answers a request with an error object that may carry data.
+func (s *server) replyRPCError(id json.RawMessage, e *rpcError) {
+	s.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, marshal(e)))
 }
 
 func (s *server) notify(method string, params any) {
@@ -441,10 +611,9 @@ var cleanHandlers = map[string]handler{
 }
 
 const (
-	cleanTools = `{"tools":[` +
-		`{"name":"echo","description":"Echo the input text back.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},` +
-		`{"name":"add","description":"Add two numbers.","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]},"annotations":{"readOnlyHint":true}}` +
-		`]}`
+	echoTool       = `{"name":"echo","description":"Echo the input text back.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`
+	addTool        = `{"name":"add","description":"Add two numbers.","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]},"annotations":{"readOnlyHint":true}}`
+	cleanTools     = `{"tools":[` + echoTool + `,` + addTool + `]}`
 	cleanResources = `{"resources":[{"uri":"mem://greeting","name":"greeting","description":"A friendly greeting.","mimeType":"text/plain"}]}`
 	cleanPrompts   = `{"prompts":[{"name":"greet","description":"Greet someone.","arguments":[{"name":"name","description":"Who to greet.","required":true}]}]}`
 )
@@ -656,6 +825,182 @@ func simpleTool(name string) map[string]any {
 		"name":        name,
 		"description": "Tool " + name + ".",
 		"inputSchema": map[string]any{"type": "object"},
+	}
+}
+
+// ---- the modern (2026-07-28) surface ----
+
+// modernVersion is the one revision the modern modes speak.
+const modernVersion = "2026-07-28"
+
+// The _meta keys every modern request carries.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// Members of modern results, as exact bytes without the braces.
+const (
+	cacheFields    = `"resultType":"complete","ttlMs":0,"cacheScope":"private"`
+	serverInfoMeta = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"warden-rawserver","version":"1.0.0"}}`
+	modernFields   = cacheFields + `,` + serverInfoMeta
+	// modernCapabilities is the DiscoverResult's capabilities in mode modern.
+	modernCapabilities = `{"tools":{"listChanged":true},"resources":{},"prompts":{}}`
+)
+
+// modernHandlers is the base surface of the modern modes; checkModern has
+// passed every request they see. The items are the clean surface's.
+var modernHandlers = map[string]handler{
+	"server/discover": discover(modernCapabilities, modernFields),
+	"ping":            func(s *server, req *message) { s.reply(req.ID, json.RawMessage(`{}`)) },
+	"tools/list":      modernTools(modernFields),
+	"resources/list":  modernList(cleanResources, modernFields),
+	"prompts/list":    modernList(cleanPrompts, modernFields),
+}
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// unsupported is the -32022 UnsupportedProtocolVersion error, naming the
+// requested version when there is one.
+func unsupported(requested string, supported ...string) *rpcError {
+	data := map[string]any{"supported": supported}
+	shown := "(none)"
+	if requested != "" {
+		data["requested"] = requested
+		shown = requested
+	}
+	return &rpcError{Code: -32022, Message: "Unsupported protocol version: " + shown, Data: data}
+}
+
+// checkModern returns the error a modern-only server answers to req, or nil
+// if req is a modern request. initialize gets -32022 (requested: its
+// params.protocolVersion); so does a request without params._meta. A _meta
+// that is not an object, or lacks the protocol version string, gets -32602;
+// a version other than 2026-07-28 gets -32022 naming it; a clientCapabilities
+// that is missing or not an object gets -32602.
+func checkModern(req *message) *rpcError {
+	var p struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Meta            json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	if req.Method == "initialize" {
+		return unsupported(p.ProtocolVersion, modernVersion)
+	}
+	if len(p.Meta) == 0 || string(p.Meta) == "null" {
+		return unsupported("", modernVersion)
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(p.Meta, &meta) != nil || meta == nil {
+		return &rpcError{Code: -32602, Message: "Invalid params: _meta must be an object"}
+	}
+	var version string
+	if json.Unmarshal(meta[metaProtocolVersion], &version) != nil || version == "" {
+		return &rpcError{Code: -32602, Message: "Invalid params: _meta lacks " + metaProtocolVersion}
+	}
+	if version != modernVersion {
+		return unsupported(version, modernVersion)
+	}
+	if !isObject(meta[metaClientCapabilities]) {
+		return &rpcError{Code: -32602, Message: "Invalid params: _meta lacks " + metaClientCapabilities + " (an object)"}
+	}
+	return nil
+}
+
+// metaVersion returns params._meta's protocol version, or "".
+func metaVersion(req *message) string {
+	var p struct {
+		Meta struct {
+			Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	return p.Meta.Version
+}
+
+// withMembers returns the JSON object obj with the non-empty members (exact
+// bytes, without braces) appended.
+func withMembers(obj string, members ...string) json.RawMessage {
+	out := strings.TrimSuffix(obj, "}")
+	for _, m := range members {
+		if m != "" {
+			out += "," + m
+		}
+	}
+	return json.RawMessage(out + "}")
+}
+
+// discover answers server/discover with a DiscoverResult for 2026-07-28
+// whose capabilities member is caps, plus fields.
+func discover(caps, fields string) handler {
+	return func(s *server, req *message) {
+		s.reply(req.ID, withMembers(`{"supportedVersions":["`+modernVersion+`"],"capabilities":`+caps+`,"instructions":"raw modern fixture"}`, fields))
+	}
+}
+
+// modernTools answers tools/list in two pages, echo then add, each with
+// fields; the first page's nextCursor is "p2", any other cursor is -32602.
+func modernTools(fields string) handler {
+	return func(s *server, req *message) {
+		switch req.cursor() {
+		case "":
+			s.reply(req.ID, withMembers(`{"tools":[`+echoTool+`]}`, `"nextCursor":"p2"`, fields))
+		case "p2":
+			s.reply(req.ID, withMembers(`{"tools":[`+addTool+`]}`, fields))
+		default:
+			s.replyError(req.ID, -32602, "invalid cursor")
+		}
+	}
+}
+
+// modernList answers a one-page list with the clean items in obj plus fields.
+func modernList(obj, fields string) handler {
+	return func(s *server, req *message) { s.reply(req.ID, withMembers(obj, fields)) }
+}
+
+// unsupportedHandler answers -32022 with data.supported, naming the version
+// the request asked for (in _meta, or initialize's protocolVersion).
+func unsupportedHandler(supported ...string) handler {
+	return func(s *server, req *message) {
+		requested := metaVersion(req)
+		if req.Method == "initialize" {
+			var p struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			_ = json.Unmarshal(req.Params, &p)
+			requested = p.ProtocolVersion
+		}
+		s.replyRPCError(req.ID, unsupported(requested, supported...))
+	}
+}
+
+// draftDiscover is a DiscoverResult from a server built against a pre-GA
+// draft: its only version is "DRAFT-2026-v1" and serverInfo is top-level.
+func draftDiscover(s *server, req *message) {
+	s.reply(req.ID, json.RawMessage(`{"supportedVersions":["DRAFT-2026-v1"],`+
+		`"capabilities":{"tools":{},"resources":{},"prompts":{}},"instructions":"raw draft fixture",`+
+		cacheFields+`,"serverInfo":{"name":"warden-rawserver","version":"1.0.0"}}`))
+}
+
+// pinLegacyOnInitialize serves the process as the clean legacy server for
+// life if its first request is initialize (modern-dual).
+func pinLegacyOnInitialize(s *server, req *message) {
+	if req.Method == "initialize" {
+		s.legacyPinned = true
+	}
+}
+
+// exitUnlessInitialize exits the process, the way rmcp servers do, if its
+// first request is not initialize (exit-on-probe).
+func exitUnlessInitialize(_ *server, req *message) {
+	if req.Method != "initialize" {
+		fmt.Fprintln(os.Stderr, "ExpectedInitializeRequest")
+		os.Exit(1)
 	}
 }
 
