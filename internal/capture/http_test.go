@@ -35,6 +35,7 @@ type logEntry struct {
 	Session     string `json:"session"`
 	Protocol    string `json:"protocol"`
 	Token       string `json:"token"`
+	McpMethod   string `json:"mcpMethod"`
 }
 
 func requestLog(t *testing.T, mcpURL string) []logEntry {
