@@ -1,14 +1,20 @@
-// Package capture connects to an MCP server, performs the initialize
-// handshake and records the tools, resources and prompts it declares, keeping
-// the server's raw JSON for every value that is later hashed.
+// Package capture connects to an MCP server, negotiates the protocol era and
+// records the tools, resources and prompts it declares, keeping the server's
+// raw JSON for every value that is later hashed.
 //
-// It reproduces the reference implementation's capture (docs: reference
+// Two eras are spoken (docs/protocol.md). The 2026-07-28 revision has no
+// handshake: server/discover, then the lists the server advertises, every
+// request carrying its version and capabilities in _meta. The 2025 era
+// reproduces the reference implementation's capture (docs: reference
 // behaviour §8.2–§8.3) — same environment for stdio servers, same initialize
-// request, the three list calls always made in the same order, every
-// pagination cursor drained — but fails closed wherever the reference fails
-// open: an error on any page, an invalid item, a repeated name, a cursor
-// loop, an oversized message or a missed deadline is a capture failure, never
-// an empty or partial section (SPEC §8.2 "Capture completeness").
+// request, the three list calls always made in the same order. By default a
+// server/discover probe decides, and only positive evidence counts as modern.
+//
+// In both eras every pagination cursor is drained, and capture fails closed
+// wherever the reference fails open: an error on any page, an invalid item, a
+// repeated name, a cursor loop, an oversized message or a missed deadline is
+// a capture failure, never an empty or partial section (SPEC §8.2 "Capture
+// completeness").
 //
 // Two transports are supported: a child process speaking newline-delimited
 // JSON-RPC on stdin/stdout (Options.Argv), and an HTTP endpoint (Options.URL)
