@@ -1,7 +1,10 @@
 package lock
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 
 	"github.com/wardenlock/warden/internal/canon"
@@ -11,17 +14,115 @@ import (
 // MaxNoteLength bounds an attestation note, in code points, as the reference does.
 const MaxNoteLength = 1000
 
-// ReadFile reads and strictly validates the lock at path.
+// MaxFileBytes is the largest lock file warden reads: 64 MiB. A lock stores
+// hashes and schema skeletons, about 10 KB for a tool with a 10-30 property
+// schema, so a real server's lock (the largest list a few hundred items)
+// is a few megabytes and 64 MiB holds some 6,000 such tools. A bigger file
+// is refused before it is read: the lock comes from the repository, and a
+// pull request must not be able to make warden read without bound.
+const MaxFileBytes = 64 << 20
+
+// ReadFile reads and strictly validates the lock at path (read as ReadBytes
+// does).
 func ReadFile(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadBytes(path)
 	if err != nil {
-		return nil, fmt.Errorf("read lock %s: %w", path, err)
+		return nil, err
 	}
 	l, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("read lock %s: %w", path, err)
 	}
 	return l, nil
+}
+
+// ReadBytes returns the text of the lock file at path. Only a regular file
+// of at most MaxFileBytes is read: a symbolic link is followed, but what it
+// leads to must be a regular file too, so a FIFO (which would block), a
+// device such as /dev/zero (endless), a directory or a socket is refused
+// without being read. Errors name the path and fit on one line.
+func ReadBytes(path string) ([]byte, error) {
+	return readRegular(path, MaxFileBytes)
+}
+
+// readRegular implements ReadBytes with a size limit of max bytes.
+func readRegular(path string, max int64) ([]byte, error) {
+	// Stat first, so that a FIFO or a device is never opened at all
+	// (opening a FIFO blocks until a writer appears; opening some devices
+	// has side effects).
+	before, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	if err := checkRegular(path, before, max); err != nil {
+		return nil, err
+	}
+	// The file may have been swapped since: open without blocking and check
+	// again that the open file is the regular file just inspected.
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	if err := checkRegular(path, info, max); err != nil {
+		return nil, err
+	}
+	if !os.SameFile(before, info) {
+		return nil, fmt.Errorf("read lock %s: the file was replaced while it was being opened", path)
+	}
+	// The size can still grow while reading; the limit holds regardless.
+	var buf bytes.Buffer
+	buf.Grow(int(info.Size()) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return nil, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	if int64(buf.Len()) > max {
+		return nil, tooLarge(path, int64(buf.Len()), max)
+	}
+	return buf.Bytes(), nil
+}
+
+// checkRegular refuses anything but a regular file of at most max bytes.
+func checkRegular(path string, info fs.FileInfo, max int64) error {
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("read lock %s: not a regular file (%s); a lock must be a plain file", path, fileType(info.Mode()))
+	}
+	if info.Size() > max {
+		return tooLarge(path, info.Size(), max)
+	}
+	return nil
+}
+
+// tooLarge refuses a file of size bytes (or more) against the limit max.
+func tooLarge(path string, size, max int64) error {
+	limit := fmt.Sprintf("%d bytes", max)
+	if max >= 1<<20 && max%(1<<20) == 0 {
+		limit = fmt.Sprintf("%d MiB", max>>20)
+	}
+	return fmt.Errorf("read lock %s: the file is larger than %s, the most a lock may be (%d bytes or more)", path, limit, size)
+}
+
+// fileType names the type of a non-regular file for an error message.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "type " + m.Type().String()
 }
 
 // Parse parses and validates a lock document. JSON-level refusals (BOM,

@@ -1,7 +1,9 @@
 package lock
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -135,8 +137,18 @@ func WriteFile(path string, l *Lock) error {
 	return WriteAtomic(path, Marshal(l))
 }
 
-// WriteAtomic writes data to path through a synced temporary file and a rename.
+// WriteAtomic writes data to path through a synced temporary file in the
+// same directory and a rename, so that readers see the old file or the new
+// one, never a part. It never writes through a symbolic link: when path
+// exists it must be a regular file (which the rename replaces); a link, a
+// directory, a FIFO or a device there is refused, so that a link committed
+// in place of a report cannot redirect the write, nor be silently replaced.
 func WriteAtomic(path string, data []byte) error {
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return fmt.Errorf("write %s: it is %s, not a regular file; warden does not write through or replace it (remove it, or name another path)", path, fileType(info.Mode()))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
