@@ -38,10 +38,6 @@ const (
 	ExitError = 2
 )
 
-// maxLockIndexBytes bounds how much of the lock file is read back to place
-// annotations; a larger lock still works, its results point at line 1.
-const maxLockIndexBytes = 64 << 20
-
 // Run executes the Action once and returns the process exit code: 0 clean
 // (or pinned), 1 drift, 2 error. getenv supplies the environment (INPUT_*,
 // GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, …); workflow
@@ -140,17 +136,15 @@ func (r *runner) resolvePaths() error {
 	if r.workDir, err = ResolveWorkDir(r.workspace, r.in.WorkDirInput); err != nil {
 		return err
 	}
-	r.lockAbs = r.under(r.in.Lock)
-	r.sarifAbs = r.under(r.in.SARIF)
-	return nil
-}
-
-// under resolves p against the working directory.
-func (r *runner) under(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	// The lock and the report are files the pull request controls: neither
+	// may lead outside the workspace (see ResolveFile).
+	if r.lockAbs, err = ResolveFile(r.workspace, r.workDir, "lock", r.in.Lock); err != nil {
+		return err
 	}
-	return filepath.Join(r.workDir, p)
+	if r.sarifAbs, err = ResolveFile(r.workspace, r.workDir, "sarif", r.in.SARIF); err != nil {
+		return err
+	}
+	return nil
 }
 
 // display returns an absolute path as the workflow should see it: relative
@@ -289,22 +283,21 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	return ExitClean
 }
 
-// indexLock reads the lock back to place results on their lines. Failing to
-// read it only costs line numbers.
+// indexLock reads the lock back to place results on their lines, as
+// bounded as the lock reader (a regular file of at most lock.MaxFileBytes).
+// Failing to read it only costs line numbers.
 func (r *runner) indexLock() *report.LineIndex {
-	f, err := os.Open(r.lockAbs)
+	data, err := lock.ReadBytes(r.lockAbs)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxLockIndexBytes+1))
-	if err != nil || len(data) > maxLockIndexBytes {
 		return nil
 	}
 	return report.IndexLock(data)
 }
 
-// writeSARIF writes the SARIF file, creating its directory if needed.
+// writeSARIF writes the SARIF file atomically (lock.WriteAtomic: a
+// temporary file and a rename, never through a symbolic link), creating
+// its directory if needed. The path is checked again first: the server has
+// run in the workspace since the inputs were resolved.
 func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex) error {
 	var buf bytes.Buffer
 	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
@@ -314,10 +307,13 @@ func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *
 	}); err != nil {
 		return err
 	}
+	if _, err := ResolveFile(r.workspace, r.workDir, "sarif", r.sarifAbs); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(r.sarifAbs), 0o755); err != nil {
 		return fmt.Errorf("create SARIF directory: %w", err)
 	}
-	if err := os.WriteFile(r.sarifAbs, buf.Bytes(), 0o644); err != nil {
+	if err := lock.WriteAtomic(r.sarifAbs, buf.Bytes()); err != nil {
 		return fmt.Errorf("write SARIF: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -375,6 +376,70 @@ func ResolveWorkDir(workspace, dir string) (string, error) {
 		return "", fmt.Errorf("input working-directory: %q is not a directory", dir)
 	}
 	return p, nil
+}
+
+// ResolveFile returns the absolute path of a file input (the lock or the
+// SARIF report) given as p, relative to dir (the resolved working
+// directory) unless absolute. Like ResolveWorkDir it refuses a path outside
+// the workspace, as written and after resolving symbolic links, so that a
+// file or directory committed as a link cannot make warden read or write
+// outside the workspace. The file, and directories below the workspace,
+// need not exist yet (a first pin, a new report directory): the part of the
+// path that exists is resolved and the rest cannot hold links. A dangling
+// link is refused, since where it would lead cannot be checked. name is the
+// input's name, for the error.
+func ResolveFile(workspace, dir, name, p string) (string, error) {
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return "", fmt.Errorf("resolve workspace %q: %w", workspace, err)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, abs)
+	}
+	abs = filepath.Clean(abs)
+	if !within(ws, abs) {
+		return "", fmt.Errorf("input %s: %q is outside the workspace %s", name, p, ws)
+	}
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return "", fmt.Errorf("resolve workspace %q: %w", ws, err)
+	}
+	real, err := resolveExisting(abs)
+	if err != nil {
+		return "", fmt.Errorf("input %s: %q: %w", name, p, err)
+	}
+	if !within(realWS, real) {
+		return "", fmt.Errorf("input %s: %q leads outside the workspace through a symbolic link", name, p)
+	}
+	return abs, nil
+}
+
+// resolveExisting resolves the symbolic links in the longest part of the
+// absolute path p that exists and appends the rest unchanged. It fails on a
+// dangling link anywhere in p.
+func resolveExisting(p string) (string, error) {
+	rest := ""
+	for cur := p; ; {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		// cur does not resolve: either it is missing (go up a level) or it
+		// is a link to something missing.
+		if info, lerr := os.Lstat(cur); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link to a missing file", cur)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // within reports whether path p is root or below it (both absolute, clean).

@@ -1,0 +1,84 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/wardenlock/warden/internal/testserver"
+)
+
+// TestCheckRefusesPlantedLock: a lock committed as a FIFO, as a link to
+// /dev/zero or as a sparse file over the limit is refused in one line,
+// promptly, and the server is never launched.
+func TestCheckRefusesPlantedLock(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "spawned")
+	tests := []struct {
+		name  string
+		plant func(p string) error
+		want  string
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file (a named pipe)"},
+		{"dev zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file (a character device)"},
+		{"sparse 65 MiB", func(p string) error {
+			f, err := os.Create(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return f.Truncate(65 << 20)
+		}, "larger than 64 MiB"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "lock"+string(rune('a'+i)))
+			if err := tc.plant(path); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := run(t, "check", "--lock", path, "--", "touch", marker)
+			if code != ExitError || out != "" || !strings.HasPrefix(errs, "error: read lock "+path+": ") || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the server was launched")
+			}
+		})
+	}
+}
+
+// TestSARIFNeverThroughSymlink: --sarif naming a symlink (as a committed
+// warden.sarif would be) is refused and the file it points at is left as
+// it was.
+func TestSARIFNeverThroughSymlink(t *testing.T) {
+	root := testserver.RepoRoot(t)
+	lockPath := filepath.Join(root, "testdata", "demo", "warden.lock")
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "warden.sarif")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, "diff", "--sarif", link, lockPath, lockPath)
+	if code != ExitError || !strings.Contains(errs, "it is a symbolic link") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious" {
+		t.Fatalf("SARIF written through the link: %q", data)
+	}
+	// A plain path is written, atomically, with nothing left beside it.
+	plain := filepath.Join(t.TempDir(), "out.sarif")
+	if code, _, errs := run(t, "diff", "--sarif", plain, lockPath, lockPath); code != ExitClean {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(plain)); len(entries) != 1 {
+		t.Fatalf("leftovers: %v", entries)
+	}
+}
