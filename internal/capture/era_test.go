@@ -352,3 +352,40 @@ func TestProbeTimeout(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClassifyProbe feeds arbitrary JSON to the probe classifier: it must
+// never panic, and a modern verdict must rest on a DiscoverResult that lists
+// ModernProtocolVersion and has an object capabilities.
+func FuzzClassifyProbe(f *testing.F) {
+	for _, seed := range []string{
+		`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0}`,
+		`{"supportedVersions":["DRAFT-2026-v1"],"capabilities":{}}`,
+		`{"supportedVersions":"2026-07-28","capabilities":{}}`,
+		`{"protocolVersion":"2025-11-25"}`,
+		`[]`, `null`, `{"supportedVersions":[],"capabilities":null,"resultType":7}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := jsonv.Parse(data, jsonv.Options{})
+		if err != nil {
+			return
+		}
+		verdict, d, err := classifyProbe(v, nil)
+		if err != nil {
+			t.Fatalf("a result gave an error: %v", err)
+		}
+		if verdict == modern {
+			if d == nil || d.caps == nil || d.caps.Kind != jsonv.Object {
+				t.Fatalf("modern verdict without a discovery: %s", data)
+			}
+			found := false
+			for _, s := range d.versions {
+				found = found || s == ModernProtocolVersion
+			}
+			if !found {
+				t.Fatalf("modern verdict without %s: %s", ModernProtocolVersion, data)
+			}
+		}
+	})
+}
