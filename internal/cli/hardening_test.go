@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
@@ -80,5 +81,37 @@ func TestSARIFNeverThroughSymlink(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(plain)); len(entries) != 1 {
 		t.Fatalf("leftovers: %v", entries)
+	}
+}
+
+// TestCheckRefusesEditedServerBlock: a lock whose server.command was edited
+// while command_digest was kept (so that reviewers see one launch while the
+// digest pins another) is refused by check and approve before anything is
+// launched or written; before, check reported "no drift".
+func TestCheckRefusesEditedServerBlock(t *testing.T) {
+	srv := demoServer(t)
+	dir := t.TempDir()
+	lockPath := filepath.Join(dir, "warden.lock")
+	if code, _, errs := run(t, "pin", "--lock", lockPath, "--", srv); code != ExitClean {
+		t.Fatal(errs)
+	}
+	l, err := lock.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Server.Command = "/usr/bin/harmless-looking-server"
+	if err := lock.WriteFile(lockPath, l); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(lockPath)
+	code, out, errs := run(t, "check", "--lock", lockPath, "--", srv)
+	if code != ExitError || out != "" || !strings.Contains(errs, "$.server.command_digest does not match the stored launch") || !strings.Contains(errs, "tampered") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("check: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := run(t, "approve", "--lock", lockPath, "--approver", "mallory"); code != ExitError || !strings.Contains(errs, "command_digest") {
+		t.Fatalf("approve: exit %d, %s", code, errs)
+	}
+	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
+		t.Fatal("a refused approve rewrote the lock")
 	}
 }

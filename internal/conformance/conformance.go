@@ -212,6 +212,17 @@ func runMalformed(c *jsonv.Value) error {
 		if _, err := canon.Canonical(v); err == nil {
 			return errors.New("canonicalizer produced a digest for a value it must refuse")
 		}
+	case c.Has("lock_verify"):
+		// warden's extension: a lock the reader accepts but the self-check
+		// (lock.Verify, which check and approve run before anything else)
+		// must refuse: it does not reproduce its own digests.
+		l, err := lock.Parse(c.Get("lock_verify").AppendCompact(nil))
+		if err != nil {
+			return fmt.Errorf("the lock reader refused it, so the self-check is not reached: %w", err)
+		}
+		if err := lock.Verify(l); err == nil {
+			return errors.New("the lock self-check accepted a lock that does not reproduce its digests")
+		}
 	case c.Has("surface"):
 		// warden's extension: a surface the lock builder must refuse.
 		s, err := surface.FromVector(c.Get("surface"))
@@ -222,7 +233,7 @@ func runMalformed(c *jsonv.Value) error {
 			return errors.New("lock builder accepted a surface it must refuse")
 		}
 	default:
-		return errors.New("malformed case has none of lock, lock_text, input_json, surface")
+		return errors.New("malformed case has none of lock, lock_text, input_json, lock_verify, surface")
 	}
 	return nil
 }

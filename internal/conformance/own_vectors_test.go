@@ -112,6 +112,40 @@ func lockEdit(edit func(doc *jsonv.Value)) func(t *testing.T) []jsonv.Member {
 	}
 }
 
+// verifyRefused builds a lock_verify case: a valid lock edited by edit
+// without resealing its digests. The case asserts that the edit leaves the
+// lock readable, so that it exercises the self-check and not the reader.
+func verifyRefused(l func(t *testing.T) *lock.Lock, edit func(doc *jsonv.Value)) func(t *testing.T) []jsonv.Member {
+	return func(t *testing.T) []jsonv.Member {
+		base := l(t)
+		if err := lock.Verify(base); err != nil {
+			t.Fatalf("the unedited lock must verify: %v", err)
+		}
+		doc := lock.ToValue(base)
+		edit(doc)
+		if _, err := lock.Parse(doc.AppendCompact(nil)); err != nil {
+			t.Fatalf("the edited lock must still be readable: %v", err)
+		}
+		return []jsonv.Member{errorExpect(), jsonv.M("lock_verify", doc)}
+	}
+}
+
+// validURLLock is a small, valid, self-consistent lock for a streamable
+// HTTP server.
+func validURLLock(t *testing.T) *lock.Lock {
+	s, err := surface.FromVector(parseT(t, `{"url": "https://mcp.example.com/mcp", "tools": [{"name": "echo", "description": "Echo text."}], "resources": [], "prompts": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lock.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.WardenVersion = "0.0.0"
+	l.Pin = lock.Pin{CreatedAt: "2026-01-01T00:00:00Z", WardenVersion: "0.0.0", MCPProtocolVersion: "2025-06-18"}
+	return l
+}
+
 func surfaceRefused(surfaceJSON string) func(t *testing.T) []jsonv.Member {
 	return func(t *testing.T) []jsonv.Member {
 		return []jsonv.Member{errorExpect(), jsonv.M("surface", parseT(t, surfaceJSON))}
@@ -227,6 +261,20 @@ func ownCases() []ownCase {
 			func(t *testing.T) []jsonv.Member {
 				return []jsonv.Member{errorExpect(), jsonv.M("lock_text", jsonv.NewString("[]"))}
 			}},
+		{"verify-command-edited", "malformed", "warden extension (lock_verify): server.command was edited and command_digest kept; the self-check recomputes command_digest from the stored launch and refuses the lock (the reference's check would report no drift).",
+			verifyRefused(validLock, func(d *jsonv.Value) { d.Get("server").Set("command", jsonv.NewString("bash")) })},
+		{"verify-args-edited", "malformed", "warden extension (lock_verify): an argument in server.args was edited and command_digest kept; refused.",
+			verifyRefused(validLock, func(d *jsonv.Value) {
+				d.Get("server").Set("args", jsonv.NewStrings([]string{"server.js", "--allow-all"}))
+			})},
+		{"verify-url-edited", "malformed", "warden extension (lock_verify): server.url of an HTTP server's lock was edited and command_digest (hash of {\"url\"}) kept; refused.",
+			verifyRefused(validURLLock, func(d *jsonv.Value) { d.Get("server").Set("url", jsonv.NewString("https://evil.example/mcp")) })},
+		{"verify-url-server-with-command", "malformed", "warden extension (lock_verify): an HTTP server's lock given a command, which its command_digest (hash of {\"url\"}) does not cover; refused.",
+			verifyRefused(validURLLock, func(d *jsonv.Value) { d.Get("server").Set("command", jsonv.NewString("node")) })},
+		{"verify-entry-edited", "malformed", "warden extension (lock_verify): a tool's description_hash was edited and its entry_digest and the overall digest kept; refused.",
+			verifyRefused(validLock, func(d *jsonv.Value) {
+				d.Get("tools").Items[0].Set("description_hash", jsonv.NewString("sha256:"+strings.Repeat("0", 64)))
+			})},
 		{"surface-annotations-string", "malformed", "warden extension: a surface whose tool annotations are present, non-null and not an object is refused by the builder (SPEC §7.1).",
 			surfaceRefused(`{"command": "node", "args": [], "tools": [{"name": "t", "annotations": "yes"}], "resources": [], "prompts": []}`)},
 		{"surface-annotations-array", "malformed", "warden extension: annotations given as an array are refused.",

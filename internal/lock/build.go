@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -292,11 +293,41 @@ func overallDigest(h *canon.Hasher, l *Lock) (string, error) {
 	return d, nil
 }
 
-// Verify is the self-consistency check: it recomputes every entry digest and
-// the overall digest from the stored entries, at the lock's own
-// schema_version, and reports the first disagreement.
+// verifyServer recomputes command_digest the way BuildServer derives it
+// (SPEC §6.1, reference-behaviour §1.3): hash({"url"}) when url is a
+// non-empty string, else hash({"command", "args"}). A URL server's lock
+// carries command "" and args []; anything else there would be shown to a
+// reviewer as the launch without being covered by the digest, so it is
+// refused too.
+func verifyServer(h *canon.Hasher, s Server) error {
+	launch := surface.Server{Command: s.Command, Args: s.Args}
+	what := "server.command and server.args"
+	if s.URL != nil && *s.URL != "" {
+		if s.Command != "" || len(s.Args) > 0 {
+			return errors.New("$.server: a URL server must have an empty command and args (the digest covers only the url)")
+		}
+		launch = surface.Server{URL: *s.URL}
+		what = "server.url"
+	}
+	want, err := buildServer(h, launch)
+	if err != nil {
+		return fmt.Errorf("$.server: %w", err)
+	}
+	if want.CommandDigest != s.CommandDigest {
+		return fmt.Errorf("$.server.command_digest does not match the stored launch (%s)", what)
+	}
+	return nil
+}
+
+// Verify is the self-consistency check: it recomputes command_digest from
+// the stored launch (server.command and server.args, or server.url), every
+// entry digest and the overall digest from the stored entries, at the
+// lock's own schema_version, and reports the first disagreement.
 func Verify(l *Lock) error {
 	h := &canon.Hasher{}
+	if err := verifyServer(h, l.Server); err != nil {
+		return err
+	}
 	for i, t := range l.Tools {
 		d, err := h.Hash(ToolBody(t, l.SchemaVersion))
 		if err != nil {
