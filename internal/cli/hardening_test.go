@@ -115,3 +115,36 @@ func TestCheckRefusesEditedServerBlock(t *testing.T) {
 		t.Fatal("a refused approve rewrote the lock")
 	}
 }
+
+// TestPinRefusesURLCredentials pins a real HTTP server through URLs that
+// carry credentials. Before, the lock stored them verbatim in server.url;
+// now pin exits 2 with one line that does not echo them, writes nothing,
+// and says to use a header. A check (which stores nothing) is unaffected.
+func TestPinRefusesURLCredentials(t *testing.T) {
+	sdk := testserver.Build(t, "testdata/servers/sdkserver")
+	base := testserver.StartHTTP(t, sdk)
+	const secret = "s3cr3t-pa55word-value"
+	withUser := strings.Replace(base, "://", "://alice:"+secret+"@", 1)
+	for _, url := range []string{withUser, base + "?api_key=" + secret, base + "?Token=" + secret} {
+		lockPath := filepath.Join(t.TempDir(), "warden.lock")
+		code, out, errs := run(t, "pin", "--lock", lockPath, "--url", url)
+		if code != ExitError || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--header 'Authorization: Bearer ${TOKEN}'") {
+			t.Fatalf("pin --url with a credential: exit %d, stdout %q, stderr %q", code, out, errs)
+		}
+		if strings.Contains(errs, secret) {
+			t.Fatalf("the error echoes the credential: %s", errs)
+		}
+		if _, err := os.Stat(lockPath); err == nil {
+			t.Fatal("a lock was written")
+		}
+	}
+	// --allow-secret-in-lock lets a query value through (it may not be
+	// secret) but never userinfo.
+	lockPath := filepath.Join(t.TempDir(), "warden.lock")
+	if code, _, errs := run(t, "pin", "--allow-secret-in-lock", "--lock", lockPath, "--url", withUser); code != ExitError || !strings.Contains(errs, "user credentials") {
+		t.Fatalf("userinfo with --allow-secret-in-lock: exit %d, %s", code, errs)
+	}
+	if code, _, errs := run(t, "pin", "--allow-secret-in-lock", "--lock", lockPath, "--url", base+"?key=us-east"); code != ExitClean {
+		t.Fatalf("query value with --allow-secret-in-lock: exit %d, %s", code, errs)
+	}
+}

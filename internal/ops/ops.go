@@ -84,6 +84,13 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if o.LockPath == "" {
 		o.LockPath = "warden.lock"
 	}
+	// The URL is stored verbatim in the lock: refuse credentials in it
+	// before connecting.
+	if o.Target.URL != "" {
+		if err := storedURLError(o.Target.URL, o.AllowSecretInLock); err != nil {
+			return nil, err
+		}
+	}
 	o.Target.Version = o.Version
 	s, err := Capture(ctx, o.Target)
 	if err != nil {

@@ -1,7 +1,11 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/findings"
@@ -58,4 +62,117 @@ func storedSecrets(l *lock.Lock) error {
 		return nil
 	}
 	return &StoredSecretError{Where: where}
+}
+
+// credentialParams are query parameter names (lower-cased, "-" read as
+// "_") whose value is taken for a credential; so is any name ending in
+// one of credentialSuffixes.
+var (
+	credentialParams   = []string{"key", "apikey", "api_key", "token", "access_token", "secret", "client_secret", "password", "passwd", "pwd", "auth", "sig", "signature"}
+	credentialSuffixes = []string{"_key", "_token", "_secret", "_password"}
+)
+
+// headerHint is how a URL credential should be passed instead.
+const headerHint = "send credentials in a header instead, read from the environment: --header 'Authorization: Bearer ${TOKEN}' (the Action's headers input)"
+
+// storedURLError refuses a server URL that would put a credential in the
+// lock: pin stores server.url verbatim (its command_digest hashes it), and
+// the lock is committed. It never quotes the URL, only where the
+// credential sits; a credential-looking value is shown redacted.
+//
+// Refused: any userinfo (user:password@ before the host), always; a query
+// parameter with a credential name (see credentialParams) whose value is
+// neither empty nor a ${NAME} placeholder; a query value or the fragment
+// matching a vendor secret pattern. The last two are let through by
+// allowSecret (--allow-secret-in-lock), for values that are not secret.
+func storedURLError(raw string, allowSecret bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Not quoted: it may hold the very credential. Capture refuses it
+		// too, with the redacted form.
+		return errors.New("the server URL is not a valid URL")
+	}
+	if u.User != nil {
+		return fmt.Errorf("refusing to pin a server URL with user credentials (user:password@ before the host): the lock stores the URL verbatim; %s", headerHint)
+	}
+	if allowSecret {
+		return nil
+	}
+	var where []string
+	for _, part := range strings.Split(u.RawQuery, "&") {
+		if part == "" {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(part, "=")
+		name, value := unescape(rawName), unescape(rawValue)
+		switch {
+		case isCredentialParam(name) && value != "" && !isPlaceholder(value):
+			where = append(where, fmt.Sprintf("query parameter %s", quoteName(name)))
+		default:
+			for _, f := range findings.ScanField(value, "") {
+				if f.RuleID != findings.RuleSecEntropy {
+					where = append(where, fmt.Sprintf("the value of query parameter %s (%s %s)", quoteName(name), f.RuleID, f.Snippet))
+				}
+			}
+		}
+	}
+	for _, f := range findings.ScanField(unescape(u.EscapedFragment()), "") {
+		if f.RuleID != findings.RuleSecEntropy {
+			where = append(where, fmt.Sprintf("the fragment (%s %s)", f.RuleID, f.Snippet))
+		}
+	}
+	if len(where) == 0 {
+		return nil
+	}
+	return fmt.Errorf("refusing to pin a server URL that carries a credential in %s: the lock stores the URL verbatim; %s, or re-run with --allow-secret-in-lock if the value is not secret", strings.Join(where, ", "), headerHint)
+}
+
+// unescape decodes a query component as a server would, keeping it as it
+// is when it is not valid percent-encoding.
+func unescape(s string) string {
+	if d, err := url.QueryUnescape(s); err == nil {
+		return d
+	}
+	return s
+}
+
+func isCredentialParam(name string) bool {
+	n := strings.ReplaceAll(strings.ToLower(name), "-", "_")
+	if slices.Contains(credentialParams, n) {
+		return true
+	}
+	for _, suffix := range credentialSuffixes {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// isPlaceholder reports whether v is a ${NAME} reference, which holds no
+// secret (warden does not expand it in a URL; it is sent as written).
+func isPlaceholder(v string) bool {
+	name, ok := strings.CutPrefix(v, "${")
+	if !ok {
+		return false
+	}
+	name, ok = strings.CutSuffix(name, "}")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteName quotes a parameter name for the message, clipped: it is the
+// user's own input, but may be long or hold control characters.
+func quoteName(name string) string {
+	if len(name) > 64 {
+		name = name[:64] + "…"
+	}
+	return strconv.Quote(name)
 }
