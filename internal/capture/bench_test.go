@@ -4,6 +4,8 @@ package capture
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -104,4 +106,44 @@ func BenchmarkSessionBreakdown(b *testing.B) {
 	b.ReportMetric(ms(waiting), "wait-recv-ms/op")
 	b.ReportMetric(ms(working), "session-other-ms/op")
 	b.ReportMetric(ms(shutdown), "shutdown-ms/op")
+}
+
+// BenchmarkCaptureHostileManyTools captures a server that lists 1.2 million
+// minimal tools over 4 pages (about 58 MB, inside the byte and page bounds
+// before items were charged) and reports the peak heap the refusal costs.
+// Before the item limit and the per-value and per-item charges, the same
+// server ran the machine out of memory.
+func BenchmarkCaptureHostileManyTools(b *testing.B) {
+	argv := []string{testserver.Build(b, rawPkg), "-mode", "many-tools", "-tools", "1200000", "-pages", "4"}
+	var peakMiB float64
+	for b.Loop() {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		peak := before.HeapInuse
+		stop := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			var m runtime.MemStats
+			for {
+				runtime.ReadMemStats(&m)
+				peak = max(peak, m.HeapInuse)
+				select {
+				case <-stop:
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+		}()
+		_, err := Capture(context.Background(), Options{Argv: argv})
+		close(stop)
+		<-sampled
+		var e *Error
+		if !errors.As(err, &e) {
+			b.Fatalf("capture was not refused: %v", err)
+		}
+		peakMiB = max(peakMiB, float64(peak-before.HeapInuse)/(1<<20))
+	}
+	b.ReportMetric(peakMiB, "peak-heap-MiB")
 }

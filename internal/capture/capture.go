@@ -46,8 +46,15 @@ const (
 	// DefaultMaxTotalBytes bounds everything read from one server. It is a
 	// few times the message bound: a real surface of a thousand tools is
 	// well under a megabyte, and the bound is what keeps a hostile server
-	// from streaming forever within the deadline.
+	// from streaming forever within the deadline. Parsed JSON values and
+	// kept list items are charged to it too (see budget), which makes it a
+	// bound on memory as well.
 	DefaultMaxTotalBytes = 64 << 20
+	// DefaultMaxItems bounds the items of one list (tools, resources or
+	// prompts) across its pages. The largest real servers list a few
+	// hundred; a list of a million minimal tools fits in the byte bound
+	// but would cost gigabytes once built into a lock.
+	DefaultMaxItems = 10_000
 	// DefaultClientVersion is sent as clientInfo.version when
 	// Options.Version is empty.
 	DefaultClientVersion = "dev"
@@ -74,6 +81,9 @@ type Options struct {
 	// MaxPages bounds the cursor chain of each list. Zero means
 	// DefaultMaxPages.
 	MaxPages int
+	// MaxItems bounds the items of each list across its pages. Zero
+	// means DefaultMaxItems.
+	MaxItems int
 	// MaxMessageBytes bounds one JSON-RPC message (one stdio line, one HTTP
 	// JSON body, one server-sent event). Zero means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
@@ -174,7 +184,7 @@ func configure(o Options) (*config, error) {
 		return nil, errors.New("capture: both a command and a URL were given")
 	case len(o.Argv) == 0 && o.URL == "":
 		return nil, errors.New("capture: neither a command nor a URL was given")
-	case o.Timeout < 0 || o.MaxPages < 0 || o.MaxMessageBytes < 0 || o.MaxTotalBytes < 0:
+	case o.Timeout < 0 || o.MaxPages < 0 || o.MaxItems < 0 || o.MaxMessageBytes < 0 || o.MaxTotalBytes < 0:
 		return nil, errors.New("capture: timeout and limits must not be negative")
 	}
 	if cfg.Timeout == 0 {
@@ -182,6 +192,9 @@ func configure(o Options) (*config, error) {
 	}
 	if cfg.MaxPages == 0 {
 		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.MaxItems == 0 {
+		cfg.MaxItems = DefaultMaxItems
 	}
 	if cfg.MaxMessageBytes == 0 {
 		cfg.MaxMessageBytes = DefaultMaxMessageBytes

@@ -487,7 +487,39 @@ func TestCaptureHugeLineBoundedMemory(t *testing.T) {
 func TestCaptureTotalBytesBound(t *testing.T) {
 	t.Parallel()
 	_, err := run(t, Options{Argv: raw(t, "notify-flood"), MaxTotalBytes: 256 << 10})
-	wantFailure(t, err, Failed, "initialize: reading the server's stdout: total data read from the server exceeds the limit of 262144 bytes")
+	// The flood's notifications are tiny, so the charge for their JSON
+	// values exhausts the budget before their bytes would.
+	wantFailure(t, err, Failed, "initialize: what the server sent (bytes read, plus 64 per JSON value and 1024 per list item) exceeds the limit of 262144 bytes")
+}
+
+// TestCaptureItemBounds: a list of many minimal tools, inside the byte and
+// page bounds, is refused by the per-list item limit (and its memory by the
+// per-item and per-value charges), with one line.
+func TestCaptureItemBounds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"default item limit", Options{Argv: raw(t, "many-tools", "-tools", "100000", "-pages", "4")},
+			"tools/list: more than 10000 tools (the limit is --max-items)"},
+		{"raised item limit, charged budget", Options{Argv: raw(t, "many-tools", "-tools", "100000", "-pages", "4"), MaxItems: 1_000_000},
+			"exceeds the limit of 67108864 bytes"},
+		{"item limit across pages", Options{Argv: raw(t, "many-tools", "-tools", "301", "-pages", "3"), MaxItems: 300},
+			"tools/list: more than 300 tools"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := run(t, tc.opts)
+			wantFailure(t, err, Failed, tc.want)
+		})
+	}
+	s := mustCapture(t, Options{Argv: raw(t, "many-tools", "-tools", "300", "-pages", "3"), MaxItems: 300})
+	if len(s.Tools) != 300 {
+		t.Errorf("%d tools, want 300", len(s.Tools))
+	}
 }
 
 func TestCaptureMessageBoundOption(t *testing.T) {

@@ -350,9 +350,9 @@ func (c *httpConn) takeReply(resp *http.Response) error {
 		if err != nil {
 			return fmt.Errorf("reading the reply: %w", err)
 		}
-		v, err := jsonv.Parse(data, jsonv.Options{})
+		v, err := c.budget.parse(data, "server sent a reply that is not valid JSON")
 		if err != nil {
-			return fmt.Errorf("server sent a reply that is not valid JSON: %w", err)
+			return err
 		}
 		c.pending = append(c.pending[:0], v)
 	case "text/event-stream":
@@ -448,9 +448,9 @@ func (c *httpConn) recv(ctx context.Context) (*jsonv.Value, error) {
 		if ev.typ != "message" || isBlank(ev.data) {
 			continue
 		}
-		v, err := jsonv.Parse(ev.data, jsonv.Options{})
+		v, err := c.budget.parse(ev.data, "server sent an event that is not valid JSON")
 		if err != nil {
-			return nil, fmt.Errorf("server sent an event that is not valid JSON: %w", err)
+			return nil, err
 		}
 		return v, nil
 	}
@@ -578,9 +578,9 @@ func (c *httpConn) readLegacy(body io.Reader, endpoint chan<- string) {
 		case !haveEndpoint:
 			in.err = errors.New("server sent a message before its endpoint event")
 		default:
-			v, perr := jsonv.Parse(ev.data, jsonv.Options{})
+			v, perr := c.budget.parse(ev.data, "server sent an event that is not valid JSON")
 			if perr != nil {
-				in.err = fmt.Errorf("server sent an event that is not valid JSON: %w", perr)
+				in.err = perr
 			} else {
 				in.v = v
 			}

@@ -2,9 +2,12 @@ package capture
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
+
+	"github.com/wardenlock/warden/internal/jsonv"
 )
 
 // readChunk is how much lineReader asks the underlying reader for at once.
@@ -130,11 +133,56 @@ func (l *lineReader) grow(chunk []byte) []byte {
 	return append(n, chunk...)
 }
 
-// budget bounds the total number of bytes read from a server over a whole
-// capture, across every message, page and HTTP response.
+// budget bounds what one capture may cost, across every process, message,
+// page and HTTP response: the bytes read from the server, plus a fixed charge
+// for every JSON value parsed (valueCost) and every list item kept
+// (itemCost). The charges make the budget a bound on memory too: a dense
+// message of tiny values, or a page of a million minimal tools, costs far
+// more memory than its bytes, and exhausts the budget accordingly.
 type budget struct {
 	limit int64
 	used  atomic.Int64
+}
+
+// Charges beyond the bytes themselves: about what a parsed JSON value costs
+// in memory, and a share of what one item costs once it is kept and built
+// into the lock.
+const (
+	valueCost = 64
+	itemCost  = 1024
+	// budgetWhat names the budget in errors about charges.
+	budgetWhat = "what the server sent (bytes read, plus 64 per JSON value and 1024 per list item)"
+)
+
+// charge adds n to the budget's use; what says what was charged, for the
+// error.
+func (b *budget) charge(n int64) error {
+	if b.used.Add(n) > b.limit {
+		return &limitError{what: budgetWhat, limit: b.limit}
+	}
+	return nil
+}
+
+// parse parses one message, refusing it before it is built when its values
+// would overrun the budget, and charges them. invalid prefixes a parse
+// error ("server sent a reply that is not valid JSON").
+func (b *budget) parse(data []byte, invalid string) (*jsonv.Value, error) {
+	room := (b.limit - b.used.Load()) / valueCost
+	if room < 1 {
+		room = 1
+	}
+	v, n, err := jsonv.ParseCounted(data, jsonv.Options{MaxValues: int(min(room, 1<<40))})
+	var le *jsonv.ValueLimitError
+	if errors.As(err, &le) {
+		return nil, &limitError{what: budgetWhat, limit: b.limit}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", invalid, err)
+	}
+	if err := b.charge(int64(n) * valueCost); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // countingReader charges everything read through it to a budget.

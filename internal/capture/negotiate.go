@@ -29,7 +29,7 @@ type negotiator struct {
 
 // session starts a session over a fresh connection.
 func (n *negotiator) session(c conn) *session {
-	return &session{c: c, cfg: n.cfg}
+	return &session{c: c, cfg: n.cfg, budget: n.budget}
 }
 
 // finish closes a connection, keeping its diagnostic and stage if the

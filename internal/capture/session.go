@@ -50,6 +50,8 @@ type session struct {
 	// stage names what the session is waiting for, so that a timeout
 	// says which request went unanswered.
 	stage string
+	// budget is the capture's; list items are charged to it.
+	budget *budget
 }
 
 // rpcError is a JSON-RPC error reply. Only the code, and for -32022 the
@@ -209,6 +211,7 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 	seenCursor := map[string]bool{}
 	seenID := map[string]int{} // identity → page it first appeared on
 	cursor := ""
+	total := 0
 	for page := 1; ; page++ {
 		if page > s.cfg.MaxPages {
 			return fmt.Errorf("%s: cursor chain exceeded %d pages", method, s.cfg.MaxPages)
@@ -243,6 +246,15 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 		items := res.Get(key)
 		if items == nil || items.Kind != jsonv.Array {
 			return fmt.Errorf("%s page %d: result has no %q array", method, page, key)
+		}
+		total += len(items.Items)
+		if total > s.cfg.MaxItems {
+			return fmt.Errorf("%s: more than %d %s (the limit is --max-items)", method, s.cfg.MaxItems, key)
+		}
+		if s.budget != nil {
+			if err := s.budget.charge(int64(len(items.Items)) * itemCost); err != nil {
+				return fmt.Errorf("%s page %d: %w", method, page, err)
+			}
 		}
 		for i, it := range items.Items {
 			at := itemAt{list: key, page: page, index: i}

@@ -234,9 +234,9 @@ func (c *stdioConn) readLoop() {
 		case err != nil:
 			in.err = fmt.Errorf("reading the server's stdout: %w", err)
 		default:
-			v, perr := jsonv.Parse(line, jsonv.Options{})
+			v, perr := c.budget.parse(line, "server wrote a line that is not valid JSON to stdout")
 			if perr != nil {
-				in.err = fmt.Errorf("server wrote a line that is not valid JSON to stdout: %w", perr)
+				in.err = perr
 			} else {
 				in.v = v
 			}

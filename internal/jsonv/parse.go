@@ -30,6 +30,21 @@ type Options struct {
 	// objects enclosing it; the root is depth 0) exceeds it. Zero means
 	// HardMaxDepth.
 	MaxDepth int
+	// MaxValues refuses a document with more than this many JSON values
+	// (every scalar, array and object counts one), before they are built.
+	// It bounds the memory a small but dense document can cost. Zero means
+	// no limit.
+	MaxValues int
+}
+
+// ValueLimitError is the failure of a document over Options.MaxValues.
+type ValueLimitError struct {
+	// Limit is the MaxValues that was exceeded.
+	Limit int
+}
+
+func (e *ValueLimitError) Error() string {
+	return fmt.Sprintf("more than %d JSON values", e.Limit)
 }
 
 // Parse parses one JSON document strictly: valid UTF-8 without a byte order
@@ -39,30 +54,39 @@ type Options struct {
 // deliberate: a lock or a captured surface that two readers could interpret
 // differently must not be hashed.
 func Parse(data []byte, opts Options) (*Value, error) {
-	p := &parser{data: data, maxDepth: opts.MaxDepth}
+	v, _, err := ParseCounted(data, opts)
+	return v, err
+}
+
+// ParseCounted is Parse that also returns how many JSON values the document
+// holds, so that a caller can charge them against a budget.
+func ParseCounted(data []byte, opts Options) (*Value, int, error) {
+	p := &parser{data: data, maxDepth: opts.MaxDepth, maxValues: opts.MaxValues}
 	if p.maxDepth <= 0 {
 		p.maxDepth = HardMaxDepth
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, p.fail("byte order mark is not allowed")
+		return nil, 0, p.fail("byte order mark is not allowed")
 	}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, p.values, err
 	}
 	p.skipSpace()
 	if p.pos < len(p.data) {
-		return nil, p.fail("unexpected data after the JSON value")
+		return nil, p.values, p.fail("unexpected data after the JSON value")
 	}
-	return v, nil
+	return v, p.values, nil
 }
 
 type parser struct {
-	data     []byte
-	pos      int
-	maxDepth int
-	path     Path
+	data      []byte
+	pos       int
+	maxDepth  int
+	maxValues int
+	values    int
+	path      Path
 }
 
 func (p *parser) fail(format string, args ...any) error {
@@ -96,6 +120,10 @@ func (p *parser) skipSpace() {
 func (p *parser) value(depth int) (*Value, error) {
 	if depth > p.maxDepth {
 		return nil, p.fail("nesting deeper than %d", p.maxDepth)
+	}
+	p.values++
+	if p.maxValues > 0 && p.values > p.maxValues {
+		return nil, &ValueLimitError{Limit: p.maxValues}
 	}
 	if p.pos >= len(p.data) {
 		return nil, p.fail("unexpected end of input")

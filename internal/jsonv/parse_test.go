@@ -156,3 +156,31 @@ func TestCompactLen(t *testing.T) {
 		}
 	}
 }
+
+func TestParseValueBound(t *testing.T) {
+	for _, tc := range []struct {
+		doc   string
+		count int
+	}{
+		{`0`, 1},
+		{`[]`, 1},
+		{`[0,0,0]`, 4},
+		{`{"a":[1,{"b":null}],"c":"x"}`, 6},
+	} {
+		v, n, err := ParseCounted([]byte(tc.doc), Options{})
+		if err != nil || v == nil || n != tc.count {
+			t.Errorf("ParseCounted(%s) = %d values, %v; want %d", tc.doc, n, err, tc.count)
+		}
+		if _, err := Parse([]byte(tc.doc), Options{MaxValues: tc.count}); err != nil {
+			t.Errorf("%s with MaxValues %d: %v", tc.doc, tc.count, err)
+		}
+		if tc.count == 1 {
+			continue
+		}
+		_, err = Parse([]byte(tc.doc), Options{MaxValues: tc.count - 1})
+		var le *ValueLimitError
+		if !errors.As(err, &le) || le.Limit != tc.count-1 {
+			t.Errorf("%s with MaxValues %d: err = %v", tc.doc, tc.count-1, err)
+		}
+	}
+}

@@ -90,6 +90,10 @@ var modes = map[string]mode{
 	"clean": {
 		why: "a small, normal surface: the baseline every other mode departs from",
 	},
+	"many-tools": {
+		why:      "-tools N minimal tools over -pages P pages (a few bytes each, inside the byte and page bounds): the client must bound the items of a list and the memory they cost, not only the bytes",
+		handlers: map[string]handler{"tools/list": toolsMany},
+	},
 	"pages300": {
 		why:      "300 pages of one tool each (cursors c1..c299): the client must follow long cursor chains, or stop at its page cap with a clear error",
 		handlers: map[string]handler{"tools/list": toolsPages300},
@@ -267,6 +271,8 @@ var (
 	flagHugeBytes     = flag.Int64("huge-bytes", 100<<20, "huge-line: size of the gigantic description")
 	flagFloodBytes    = flag.Int64("flood-bytes", 50<<20, "stderr-flood: total bytes written to stderr")
 	flagIgnoreSigterm = flag.Bool("ignore-sigterm", false, "ignore SIGTERM and SIGINT, so the client has to escalate to SIGKILL")
+	flagTools         = flag.Int("tools", 100000, "many-tools: how many tools to list")
+	flagPages         = flag.Int("pages", 1, "many-tools: over how many pages")
 	flagSlowFirst     = flag.Duration("slow-first", 3*time.Second, "modern-slow: how long to sleep before the first reply")
 	flagRequests      = flag.String("requests", "", "append every line received on stdin to this file, as received (every mode)")
 	flagSpawnlog      = flag.String("spawnlog", "", "append \"spawn <pid>\" to this file at start (every mode)")
@@ -639,6 +645,34 @@ func initResult(version string) map[string]any {
 }
 
 // ---- mode handlers ----
+
+// toolsMany answers page k (cursor "m<k>") of -tools minimal tools split
+// over -pages pages, writing the reply directly: the point is its size.
+func toolsMany(s *server, req *message) {
+	page := 0
+	if c := req.cursor(); c != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(c, "m"))
+		if !strings.HasPrefix(c, "m") || err != nil || n < 1 || n >= *flagPages {
+			s.replyError(req.ID, -32602, "invalid cursor")
+			return
+		}
+		page = n
+	}
+	per := (*flagTools + *flagPages - 1) / *flagPages
+	first, last := page*per, min((page+1)*per, *flagTools)
+	buf := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, req.ID)
+	for i := first; i < last; i++ {
+		if i > first {
+			buf = append(buf, ',')
+		}
+		buf = fmt.Appendf(buf, `{"name":"t%d","inputSchema":{"type":"object"}}`, i)
+	}
+	buf = append(buf, ']')
+	if page+1 < *flagPages {
+		buf = fmt.Appendf(buf, `,"nextCursor":"m%d"`, page+1)
+	}
+	s.write(append(buf, '}', '}'))
+}
 
 func toolsPages300(s *server, req *message) {
 	page := 1
