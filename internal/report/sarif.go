@@ -27,6 +27,10 @@ const (
 	// suffix if the fingerprint's inputs ever change, so code scanning does
 	// not match old alerts against differently computed values.
 	FingerprintKey = "wardenItem/v1"
+	// SARIFResultLimit is the most results GitHub code scanning accepts in
+	// one SARIF run; it rejects an upload with more. BuildSARIF keeps the
+	// most severe results up to it and records how many it left out.
+	SARIFResultLimit = 25000
 )
 
 // SARIFOptions say where results point and which tool version wrote them.
@@ -40,12 +44,21 @@ type SARIFOptions struct {
 	// Lines locates entries in the lock text; nil points everything at
 	// line 1.
 	Lines *LineIndex
+	// MaxResults caps the results of the run; 0 means SARIFResultLimit.
+	MaxResults int
 }
 
 // BuildSARIF returns a SARIF 2.1.0 report with one run: a rule for every
 // rule id present (sorted, with descriptions, help and GitHub's
 // security-severity), then one result per finding followed by one per
 // drift item, in the order given.
+//
+// A run holds at most o.MaxResults (SARIFResultLimit) results. When there
+// are more, the most severe are kept (critical, high, medium, low; drift
+// before findings at equal severity; then in order), and the run says how
+// many were left out: in its properties (warden/totalResults,
+// warden/omittedResults, warden/resultLimit) and in a warning
+// tool-execution notification.
 func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*sarif.Report, error) {
 	rep, err := sarif.New(sarif.Version210)
 	if err != nil {
@@ -55,6 +68,11 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 	if uri == "" {
 		uri = "warden.lock"
 	}
+	limit := o.MaxResults
+	if limit <= 0 {
+		limit = SARIFResultLimit
+	}
+	findings, items, omitted := mostSevere(findings, items, limit)
 
 	// The most severe use of a rule decides its default level and
 	// security-severity; rule severities are per rule, not per result.
@@ -98,8 +116,70 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 		run.AddResult(buildResult(DriftRuleID(it.Class), it.Severity, it.Target, detailText(it),
 			driftMessage(it), uri, o.Lines.Line(it.Target), props))
 	}
+	if omitted > 0 {
+		total := len(findings) + len(items) + omitted
+		run.Properties = sarif.Properties{
+			"warden/totalResults":   total,
+			"warden/omittedResults": omitted,
+			"warden/resultLimit":    limit,
+		}
+		run.AddInvocations(sarif.NewInvocation().WithExecutionSuccess(true).
+			WithToolExecutionNotifications([]*sarif.Notification{sarif.NewNotification().
+				WithLevel("warning").
+				WithTextMessage(fmt.Sprintf("%d of %d results were left out: GitHub code scanning accepts at most %d results per run, so only the %d most severe are included.",
+					omitted, total, limit, limit)),
+			}))
+	}
 	rep.AddRun(run)
 	return rep, nil
+}
+
+// mostSevere returns the findings and drift items that fit in limit
+// results, each in its original order, and how many were left out. Results
+// are ranked by severity (most severe first), then drift before findings,
+// then by position.
+func mostSevere(findings []lock.Finding, items []drift.Item, limit int) ([]lock.Finding, []drift.Item, int) {
+	n := len(findings) + len(items)
+	if n <= limit {
+		return findings, items, 0
+	}
+	// One entry per result: index < len(items) is a drift item, the rest
+	// are findings.
+	type entry struct {
+		rank, index int
+	}
+	all := make([]entry, 0, n)
+	for i, it := range items {
+		all = append(all, entry{severityRank(it.Severity), i})
+	}
+	for i, f := range findings {
+		all = append(all, entry{severityRank(f.Severity), len(items) + i})
+	}
+	// Drift precedes findings in all, so ordering by index breaks ties as
+	// documented.
+	sort.Slice(all, func(a, b int) bool {
+		if all[a].rank != all[b].rank {
+			return all[a].rank < all[b].rank
+		}
+		return all[a].index < all[b].index
+	})
+	keep := make([]bool, n)
+	for _, e := range all[:limit] {
+		keep[e.index] = true
+	}
+	var keptItems []drift.Item
+	for i, it := range items {
+		if keep[i] {
+			keptItems = append(keptItems, it)
+		}
+	}
+	var keptFindings []lock.Finding
+	for i, f := range findings {
+		if keep[len(items)+i] {
+			keptFindings = append(keptFindings, f)
+		}
+	}
+	return keptFindings, keptItems, n - limit
 }
 
 // WriteSARIF writes BuildSARIF's report as indented JSON ending in a newline.

@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/wardenlock/warden/internal/drift"
@@ -289,5 +291,103 @@ func TestArtifactURI(t *testing.T) {
 	}
 	if got := ArtifactURI("x/warden.lock", wd); got != "x/warden.lock" {
 		t.Errorf("relative lock = %q", got)
+	}
+}
+
+// TestSARIFResultLimit checks that a run never carries more results than
+// the limit, that the most severe are kept (drift before findings at equal
+// severity), in their original order, and that the run says how many were
+// left out.
+func TestSARIFResultLimit(t *testing.T) {
+	v := reporttest.Optional(t)
+	item := func(sev, name string) drift.Item {
+		return drift.Item{Class: "tool-added", Severity: sev, Target: "tools/" + name, Message: name}
+	}
+	finding := func(sev, name string) lock.Finding {
+		return lock.Finding{RuleID: "WRD-CAP-SHELL", Severity: sev, Target: "tools/" + name, Message: name}
+	}
+	findings := []lock.Finding{finding("low", "f-low"), finding("high", "f-high"), finding("critical", "f-crit"), finding("medium", "f-med")}
+	items := []drift.Item{item("medium", "d-med"), item("low", "d-low"), item("high", "d-high"), item("weird", "d-unknown")}
+	tests := []struct {
+		name        string
+		max         int
+		wantTargets []string
+	}{
+		{"all fit", 8, []string{"f-low", "f-high", "f-crit", "f-med", "d-med", "d-low", "d-high", "d-unknown"}},
+		{"default limit", 0, []string{"f-low", "f-high", "f-crit", "f-med", "d-med", "d-low", "d-high", "d-unknown"}},
+		{"one", 1, []string{"f-crit"}},
+		{"drift first at equal severity", 2, []string{"f-crit", "d-high"}},
+		{"then the finding", 3, []string{"f-high", "f-crit", "d-high"}},
+		{"unknown ranks with medium", 5, []string{"f-high", "f-crit", "d-med", "d-high", "d-unknown"}},
+		{"lows last", 7, []string{"f-high", "f-crit", "f-med", "d-med", "d-low", "d-high", "d-unknown"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, doc := renderSARIF(t, findings, items, SARIFOptions{MaxResults: tt.max})
+			reporttest.AssertValid(t, v, data)
+			var got []string
+			for _, r := range doc.Runs[0].Results {
+				got = append(got, strings.TrimPrefix(r.Locations[0].LogicalLocations[0].FullyQualifiedName, "tools/"))
+			}
+			if !reflect.DeepEqual(got, tt.wantTargets) {
+				t.Errorf("results %q, want %q", got, tt.wantTargets)
+			}
+			var run struct {
+				Runs []struct {
+					Properties  map[string]any `json:"properties"`
+					Invocations []struct {
+						ExecutionSuccessful        bool `json:"executionSuccessful"`
+						ToolExecutionNotifications []struct {
+							Level   string `json:"level"`
+							Message struct {
+								Text string `json:"text"`
+							} `json:"message"`
+						} `json:"toolExecutionNotifications"`
+					} `json:"invocations"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(data, &run); err != nil {
+				t.Fatal(err)
+			}
+			r := run.Runs[0]
+			omitted := 8 - len(tt.wantTargets)
+			if omitted == 0 {
+				if r.Properties != nil || r.Invocations != nil {
+					t.Errorf("a complete run carries omission notes: %v %v", r.Properties, r.Invocations)
+				}
+				return
+			}
+			if r.Properties["warden/omittedResults"] != float64(omitted) || r.Properties["warden/totalResults"] != float64(8) ||
+				r.Properties["warden/resultLimit"] != float64(tt.max) {
+				t.Errorf("run properties = %v, want %d of 8 omitted", r.Properties, omitted)
+			}
+			if len(r.Invocations) != 1 || !r.Invocations[0].ExecutionSuccessful || len(r.Invocations[0].ToolExecutionNotifications) != 1 {
+				t.Fatalf("invocations = %+v, want one successful with one notification", r.Invocations)
+			}
+			n := r.Invocations[0].ToolExecutionNotifications[0]
+			if n.Level != "warning" || !strings.HasPrefix(n.Message.Text, fmt.Sprintf("%d of 8 results were left out", omitted)) {
+				t.Errorf("notification = %+v", n)
+			}
+			// Rules describe the results the run holds.
+			for _, rule := range doc.Runs[0].Tool.Driver.Rules {
+				if rule.ID == "WRD-DRIFT-TOOL-ADDED" && len(tt.wantTargets) == 1 {
+					t.Errorf("a rule without results is listed")
+				}
+			}
+		})
+	}
+}
+
+// TestSARIFDefaultResultLimit runs the selection at GitHub's own limit.
+func TestSARIFDefaultResultLimit(t *testing.T) {
+	items := make([]drift.Item, SARIFResultLimit+1)
+	for i := range items {
+		items[i] = drift.Item{Class: "tool-added", Severity: "high", Target: fmt.Sprintf("tools/t%d", i)}
+	}
+	items[0].Severity = "low"
+	keptF, keptD, omitted := mostSevere([]lock.Finding{{Severity: "critical"}}, items, SARIFResultLimit)
+	if omitted != 2 || len(keptF) != 1 || len(keptD) != SARIFResultLimit-1 || keptD[0].Target != "tools/t1" {
+		t.Errorf("kept %d findings and %d drift items (first %q), omitted %d; want 1, %d (tools/t1), 2",
+			len(keptF), len(keptD), keptD[0].Target, omitted, SARIFResultLimit-1)
 	}
 }
