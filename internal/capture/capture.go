@@ -166,7 +166,7 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 		surf, err = n.overStdio(cctx)
 	}
 	if err != nil {
-		return nil, cfg.failure(ctx, cctx, err, n.diag, n.stage)
+		return nil, cfg.failure(ctx, cctx, err, n.diag, n.stage, n.stray)
 	}
 	if cfg.url != nil {
 		surf.Server = surface.Server{URL: cfg.URL}
@@ -246,7 +246,7 @@ func configure(o Options) (*config, error) {
 // failure turns an error from any stage into the one-line *Error the CLI
 // prints. diag is what the transport learned while shutting down (exit
 // status, stderr tail); it is already sanitised.
-func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage string) error {
+func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage, stray string) error {
 	name := oneLine(cfg.display, 200)
 	var e *Error
 	switch {
@@ -258,8 +258,11 @@ func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage 
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		secs := strconv.FormatFloat(cfg.Timeout.Seconds(), 'f', -1, 64)
 		what := "did not complete the handshake"
-		if strings.Contains(stage, "/list") {
+		switch {
+		case strings.Contains(stage, "/list"):
 			what = "did not answer " + stage
+		case stage != "":
+			what += " (no reply to " + stage + ")"
 		}
 		var msg string
 		if cfg.url != nil {
@@ -267,7 +270,7 @@ func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage 
 		} else {
 			msg = fmt.Sprintf("MCP server '%s' %s within %ss (it may be hung or waiting on input).", name, what, secs)
 		}
-		return &Error{Kind: TimedOut, msg: withDiag(msg, diag), err: context.DeadlineExceeded}
+		return &Error{Kind: TimedOut, msg: withDiag(withDiag(msg, stray), diag), err: context.DeadlineExceeded}
 	}
 	what := "MCP server '" + name + "'"
 	if cfg.url != nil {

@@ -396,6 +396,18 @@ func TestCaptureHangHitsDeadlineAndKillsGroup(t *testing.T) {
 	}
 }
 
+// TestCaptureTimeoutNamesStageAndStrays: a server that answers with ids
+// that match no request (the string "1" for 1) looks hung; the timeout says
+// which request went unanswered and that replies with other ids came.
+func TestCaptureTimeoutNamesStageAndStrays(t *testing.T) {
+	t.Parallel()
+	argv := raw(t, "string-ids")
+	_, err := run(t, Options{Argv: argv, Timeout: 2 * time.Second})
+	wantFailure(t, err, TimedOut,
+		"did not complete the handshake (no reply to initialize) within 2s",
+		`it sent 1 reply whose id matched no request (id "1" while waiting for "initialize" id 1)`)
+}
+
 func TestCaptureKillsGrandchild(t *testing.T) {
 	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "grandchild.pid")

@@ -177,7 +177,7 @@ func TestCaptureHTTPTimeoutAndUnreachable(t *testing.T) {
 	defer close(release)
 	_, err := run(t, Options{URL: hung.URL + "/mcp", Timeout: 500 * time.Millisecond})
 	wantFailure(t, err, TimedOut,
-		"MCP server at '"+hung.URL+"/mcp' did not complete the handshake within 0.5s (it may be unreachable or hung).")
+		"MCP server at '"+hung.URL+"/mcp' did not complete the handshake (no reply to server/discover) within 0.5s (it may be unreachable or hung).")
 
 	closed := httptest.NewServer(http.NotFoundHandler())
 	url := closed.URL + "/mcp"

@@ -23,8 +23,10 @@ type negotiator struct {
 	// diag is what the last connection to close reported (exit status,
 	// stderr tail), for the failure message.
 	diag string
-	// stage is what the last session was waiting for.
+	// stage is what the last session was waiting for, and stray its note
+	// on replies that matched no request.
 	stage string
+	stray string
 }
 
 // session starts a session over a fresh connection.
@@ -36,7 +38,7 @@ func (n *negotiator) session(c conn) *session {
 // capture fails with err.
 func (n *negotiator) finish(s *session, err error) {
 	diag := s.c.close(err == nil)
-	n.stage = s.stage
+	n.stage, n.stray = s.stage, s.strayNote()
 	if err != nil {
 		n.diag = diag
 	}

@@ -52,6 +52,22 @@ type session struct {
 	stage string
 	// budget is the capture's; list items are charged to it.
 	budget *budget
+	// strays counts replies whose id matched no request in flight, and
+	// firstStray describes the first, for a timeout's message: a server
+	// that answers id 1 with "1" or 1.0 otherwise just looks hung.
+	strays     int
+	firstStray string
+}
+
+// strayNote describes the stray replies for a failure message, or "".
+func (s *session) strayNote() string {
+	switch s.strays {
+	case 0:
+		return ""
+	case 1:
+		return "it sent 1 reply whose id matched no request (" + s.firstStray + ")"
+	}
+	return fmt.Sprintf("it sent %d replies whose id matched no request (the first: %s)", s.strays, s.firstStray)
 }
 
 // rpcError is a JSON-RPC error reply. Only the code, and for -32022 the
@@ -348,7 +364,12 @@ func (s *session) call(ctx context.Context, method string, params *jsonv.Value) 
 				return nil, fmt.Errorf("server reported error %d for an unidentified request", msg.err.code)
 			}
 			// A reply to a request nobody waits for (a duplicate, or an
-			// id we never used): ignore it like a notification.
+			// id we never used): ignore it like a notification, but
+			// remember it for the message if the real reply never comes.
+			s.strays++
+			if s.firstStray == "" {
+				s.firstStray = fmt.Sprintf("id %s while waiting for %s id %d", oneLine(msg.id.Compact(), 40), quoteName(method), id)
+			}
 			continue
 		}
 		if msg.err != nil {

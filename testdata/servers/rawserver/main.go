@@ -80,6 +80,9 @@ type mode struct {
 	// firstRequest, if set, sees the first request of the process before
 	// it is dispatched.
 	firstRequest func(s *server, req *message)
+	// stringIDs makes every reply carry its request's numeric id as a
+	// string (1 becomes "1").
+	stringIDs bool
 	// slowFirst makes the server sleep for -slow-first before it writes
 	// its first message.
 	slowFirst bool
@@ -89,6 +92,10 @@ type mode struct {
 var modes = map[string]mode{
 	"clean": {
 		why: "a small, normal surface: the baseline every other mode departs from",
+	},
+	"string-ids": {
+		why:       "answers every request with its numeric id turned into a string (\"1\" for 1), which is another id: the client must ignore such replies and, when it then times out, say that it got replies with ids matching no request",
+		stringIDs: true,
 	},
 	"many-tools": {
 		why:      "-tools N minimal tools over -pages P pages (a few bytes each, inside the byte and page bounds): the client must bound the items of a list and the memory they cost, not only the bytes",
@@ -493,6 +500,9 @@ func (s *server) dispatch(m *message) {
 	case !m.hasID():
 		// Notifications (notifications/initialized, cancelled, ...) need no answer.
 	default:
+		if s.mode.stringIDs && len(m.ID) > 0 && m.ID[0] != '"' {
+			m.ID = json.RawMessage(strconv.Quote(string(m.ID)))
+		}
 		if !s.sawRequest {
 			s.sawRequest = true
 			if s.mode.firstRequest != nil {
