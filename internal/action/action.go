@@ -41,21 +41,29 @@ const (
 // Run executes the Action once and returns the process exit code: 0 clean
 // (or pinned), 1 drift, 2 error. getenv supplies the environment (INPUT_*,
 // GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, …); workflow
-// commands (annotations) go to stdout and diagnostics to stderr. version is
-// warden's version, written to locks and SARIF.
+// commands (annotations) go to stdout and diagnostics to stderr, all of it
+// through one report.JobLog, so no line carries a workflow command that
+// warden did not mean to write. version is warden's version, written to
+// locks and SARIF.
 //
 // Run may change the process's working directory to the working-directory
 // input while the server runs (a stdio server is started there, as the
 // reference action does), and restores it before returning.
 func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, version string) int {
-	r := &runner{getenv: getenv, stdout: stdout, stderr: stderr, version: version, random: defaultRandom()}
-	return r.run(ctx)
+	log := report.NewJobLog(stdout, stderr)
+	r := &runner{getenv: getenv, log: log, stdout: log.Stdout(), stderr: log.Stderr(), version: version, random: defaultRandom()}
+	code := r.run(ctx)
+	_ = log.Flush()
+	return code
 }
 
 // runner carries one Run's environment and what it has learned so far, so
 // the error path can still report paths and outputs.
 type runner struct {
-	getenv         func(string) string
+	getenv func(string) string
+	// log is the job log; stdout and stderr are its text writers. Workflow
+	// commands are written only with log's methods.
+	log            *report.JobLog
 	stdout, stderr io.Writer
 	version        string
 	random         io.Reader
@@ -95,7 +103,9 @@ func (r *runner) run(ctx context.Context) int {
 	for _, h := range in.Headers {
 		_, v, _ := strings.Cut(h, ": ")
 		if v != "" && !strings.Contains(v, "${") {
-			fmt.Fprintln(r.stdout, report.Command("add-mask", nil, v))
+			if err := r.log.Mask(v); err != nil {
+				return r.fail(err)
+			}
 		}
 	}
 
@@ -163,17 +173,31 @@ func (r *runner) display(abs string) string {
 	return filepath.ToSlash(abs)
 }
 
-// quiet stops the runner from processing workflow commands while the
-// server runs: a stdio server's stderr reaches the job log, and a line such
-// as "::error::…" or "::add-mask::…" from it must not act as a command. The
-// returned function resumes processing.
+// quiet stops the runner from processing workflow commands (in both
+// syntaxes) with a random token: while the server runs, whose stderr could
+// reach the job log, and while the human report is printed. Every line is
+// made inert by r.log anyway; this is the second fence. The returned
+// function resumes processing.
 func (r *runner) quiet() (func(), error) {
 	token, err := randomToken(r.random)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(r.stdout, "::stop-commands::%s\n", token)
-	return func() { fmt.Fprintf(r.stdout, "::%s::\n", token) }, nil
+	resume, err := r.log.StopCommands(token)
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = resume() }, nil
+}
+
+// quietly prints the human report with write inside a stop-commands block.
+func (r *runner) quietly(write func(w io.Writer) error) error {
+	resume, err := r.quiet()
+	if err != nil {
+		return err
+	}
+	defer resume()
+	return write(r.stdout)
 }
 
 func (r *runner) check(ctx context.Context, target ops.Target) int {
@@ -204,12 +228,12 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	}
 	// Findings already embedded (approved) in the lock are not raised again
 	// on the job page (SPEC §9); SARIF still carries every current finding.
-	if err := report.WriteAnnotations(r.stdout, res.NewFindings, res.Drift, report.AnnotationOptions{
+	if err := report.WriteAnnotations(r.log, res.NewFindings, res.Drift, report.AnnotationOptions{
 		File: r.display(r.lockAbs), Lines: lines, SARIFPath: r.display(r.sarifAbs),
 	}); err != nil {
 		return r.fail(err)
 	}
-	if err := report.WriteCheckText(r.stdout, r.display(r.lockAbs), res.Drift); err != nil {
+	if err := r.quietly(func(w io.Writer) error { return report.WriteCheckText(w, r.display(r.lockAbs), res.Drift) }); err != nil {
 		return r.fail(err)
 	}
 	summary := report.Summary{
@@ -264,12 +288,14 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	if res.Lock != nil {
 		digest = res.Lock.OverallDigest
 	}
-	if err := report.WriteAnnotations(r.stdout, res.Findings, nil, report.AnnotationOptions{
+	if err := report.WriteAnnotations(r.log, res.Findings, nil, report.AnnotationOptions{
 		File: r.display(r.lockAbs), Lines: lines, SARIFPath: r.display(r.sarifAbs),
 	}); err != nil {
 		return r.fail(err)
 	}
-	if err := report.WritePinText(r.stdout, r.display(r.lockAbs), res.Lock, res.Findings); err != nil {
+	if err := r.quietly(func(w io.Writer) error {
+		return report.WritePinText(w, r.display(r.lockAbs), res.Lock, res.Findings)
+	}); err != nil {
 		return r.fail(err)
 	}
 	summary := report.Summary{
@@ -336,12 +362,13 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 
 // fail reports err every way the workflow can see it — an error
 // annotation, a line on stderr, the job summary, and outputs with verdict
-// "error" — and returns ExitError. Reporting problems are written to stderr
-// and do not change the exit code.
+// "error" — and returns ExitError. The error may quote input of any size;
+// each of these carries it clipped (report.Message, report.RenderSummary).
+// Reporting problems are written to stderr and do not change the exit code.
 func (r *runner) fail(err error) int {
-	msg := report.TerminalSafe(err.Error())
+	msg := report.Message(err.Error())
 	fmt.Fprintf(r.stderr, "error: %s\n", msg)
-	fmt.Fprintln(r.stdout, report.Command("error", []report.Property{{Key: "title", Value: "warden"}}, msg))
+	_ = r.log.Command("error", []report.Property{{Key: "title", Value: "warden"}}, msg)
 	lockPath := ""
 	if r.lockAbs != "" {
 		lockPath = r.display(r.lockAbs)
@@ -351,7 +378,7 @@ func (r *runner) fail(err error) int {
 		mode = ModeCheck
 	}
 	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: err.Error()}); werr != nil {
-		fmt.Fprintf(r.stderr, "error: %s\n", report.TerminalSafe(werr.Error()))
+		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
 	if werr := r.writeOutputs([]Output{
 		{"exit-code", strconv.Itoa(ExitError)},
@@ -360,7 +387,7 @@ func (r *runner) fail(err error) int {
 		{"overall-digest", ""},
 		{"sarif", ""},
 	}); werr != nil {
-		fmt.Fprintf(r.stderr, "error: %s\n", report.TerminalSafe(werr.Error()))
+		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
 	return ExitError
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenlock/warden/internal/report"
 )
 
 // Exit codes.
@@ -83,9 +85,11 @@ func Main(ctx context.Context, env Env) int {
 	return fail(env, fmt.Sprintf("unknown command %q\n%s", cmd, usage))
 }
 
-// fail prints one error line and returns ExitError.
+// fail prints one error line and returns ExitError. The message may quote
+// input of any size (a key of a PR-controlled lock, a tool name); it is
+// clipped to report.MaxMessageBytes.
 func fail(env Env, msg string) int {
-	fmt.Fprintf(env.Stderr, "error: %s\n", msg)
+	fmt.Fprintf(env.Stderr, "error: %s\n", report.Clip(msg, report.MaxMessageBytes))
 	return ExitError
 }
 

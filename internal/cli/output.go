@@ -16,12 +16,15 @@ import (
 	"github.com/wardenlock/warden/internal/report"
 )
 
-// sanitize makes a value safe to print on a terminal.
-func sanitize(s string) string { return report.TerminalSafe(s) }
+// sanitize makes a value that quotes input safe to print on a terminal:
+// clipped to report.MaxMessageBytes, then TerminalSafe.
+func sanitize(s string) string { return report.Message(s) }
 
 // writeSARIF writes a SARIF report atomically, pointing results at the lock
 // relative to the repository root ($GITHUB_WORKSPACE, else the working
-// directory) and at the entries' lines in the lock text.
+// directory) and at the entries' lines in the lock text. When there are more
+// results than code scanning accepts in a run, the report keeps the most
+// severe and a note on stderr says how many were left out.
 func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item) error {
 	root := env.Getenv("GITHUB_WORKSPACE")
 	if root == "" {
@@ -35,7 +38,14 @@ func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items [
 	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
 		return err
 	}
-	return lock.WriteAtomic(path, buf.Bytes())
+	if err := lock.WriteAtomic(path, buf.Bytes()); err != nil {
+		return err
+	}
+	if n := len(findings) + len(items); n > report.SARIFResultLimit {
+		fmt.Fprintf(env.Stderr, "note: %s holds the %d most severe of %d results (code scanning accepts at most %d per run); %d left out\n",
+			sanitize(path), report.SARIFResultLimit, n, report.SARIFResultLimit, n-report.SARIFResultLimit)
+	}
+	return nil
 }
 
 func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) error {

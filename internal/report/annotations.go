@@ -1,9 +1,7 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
@@ -91,8 +89,10 @@ type AnnotationOptions struct {
 // the entry's line in the lock. At most AnnotationLimit of each kind are
 // written; when any are left out, a final notice says how many and where
 // the full list is (one notice slot is kept free for it, since it would
-// otherwise be the one GitHub drops).
-func WriteAnnotations(w io.Writer, findings []lock.Finding, items []drift.Item, o AnnotationOptions) error {
+// otherwise be the one GitHub drops). Messages quote server-controlled
+// text: each is clipped to MaxMessageBytes and made TerminalSafe, and log
+// writes them as commands (escaped, legacy syntax neutralised).
+func WriteAnnotations(log *JobLog, findings []lock.Finding, items []drift.Item, o AnnotationOptions) error {
 	type ann struct {
 		kind, title, target, text string
 	}
@@ -118,7 +118,6 @@ func WriteAnnotations(w io.Writer, findings []lock.Finding, items []drift.Item, 
 		limit["notice"] = AnnotationLimit - 1
 	}
 
-	bw := bufio.NewWriter(w)
 	shown := map[string]int{}
 	omitted := 0
 	for _, a := range all {
@@ -131,8 +130,9 @@ func WriteAnnotations(w io.Writer, findings []lock.Finding, items []drift.Item, 
 		if o.File != "" {
 			props = append([]Property{{"file", o.File}, {"line", fmt.Sprint(o.Lines.Line(a.target))}}, props...)
 		}
-		bw.WriteString(Command(a.kind, props, TerminalSafe(a.text)))
-		bw.WriteByte('\n')
+		if err := log.Command(a.kind, props, Message(a.text)); err != nil {
+			return fmt.Errorf("write annotations: %w", err)
+		}
 	}
 	if omitted > 0 {
 		where := "the job summary"
@@ -141,11 +141,9 @@ func WriteAnnotations(w io.Writer, findings []lock.Finding, items []drift.Item, 
 		}
 		msg := fmt.Sprintf("%d more warden result(s) not shown as annotations (GitHub shows at most %d of each kind per step); see %s.",
 			omitted, AnnotationLimit, where)
-		bw.WriteString(Command("notice", []Property{{"title", "warden: more results"}}, TerminalSafe(msg)))
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write annotations: %w", err)
+		if err := log.Command("notice", []Property{{"title", "warden: more results"}}, Message(msg)); err != nil {
+			return fmt.Errorf("write annotations: %w", err)
+		}
 	}
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/report/reporttest"
 )
 
 func TestJSONL(t *testing.T) {
@@ -184,7 +186,7 @@ func TestEscapeWorkflowCommands(t *testing.T) {
 
 func TestAnnotations(t *testing.T) {
 	var buf bytes.Buffer
-	err := WriteAnnotations(&buf, sampleFindings(), sampleDrift(), AnnotationOptions{
+	err := WriteAnnotations(NewJobLog(&buf, io.Discard), sampleFindings(), sampleDrift(), AnnotationOptions{
 		File: "warden.lock", Lines: IndexLock([]byte(sampleLock)),
 	})
 	if err != nil {
@@ -223,7 +225,7 @@ func TestAnnotationCaps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			items := append(append(mk(tt.errors, "high"), mk(tt.warnings, "medium")...), mk(tt.notices, "low")...)
 			var buf bytes.Buffer
-			if err := WriteAnnotations(&buf, nil, items, AnnotationOptions{File: "warden.lock", SARIFPath: "warden.sarif"}); err != nil {
+			if err := WriteAnnotations(NewJobLog(&buf, io.Discard), nil, items, AnnotationOptions{File: "warden.lock", SARIFPath: "warden.sarif"}); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
@@ -254,7 +256,7 @@ func TestAnnotationsDriftBeforeFindings(t *testing.T) {
 	}
 	items := []drift.Item{{Class: "tool-added", Severity: "high", Target: "tools/new", Message: "Tool 'new' added since pin"}}
 	var buf bytes.Buffer
-	if err := WriteAnnotations(&buf, findings, items, AnnotationOptions{}); err != nil {
+	if err := WriteAnnotations(NewJobLog(&buf, io.Discard), findings, items, AnnotationOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(buf.String(), "::error title=WRD-DRIFT-TOOL-ADDED::") {
@@ -277,7 +279,7 @@ func TestAnnotationsHostile(t *testing.T) {
 	items := []drift.Item{{Class: "tool-added", Severity: "low", Target: "tools/" + name, Message: "Tool '" + name + "' added since pin"}}
 	findings := []lock.Finding{{RuleID: "WRD-SEC-JWT", Severity: "high", Target: "tools/" + name, Message: "m", Snippet: name}}
 	var buf bytes.Buffer
-	if err := WriteAnnotations(&buf, findings, items, AnnotationOptions{File: "dir,x/warden:1.lock"}); err != nil {
+	if err := WriteAnnotations(NewJobLog(&buf, io.Discard), findings, items, AnnotationOptions{File: "dir,x/warden:1.lock"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -314,6 +316,11 @@ func TestEscapeMarkdown(t *testing.T) {
 		{"$x$ @team #1", "&#36;x&#36; &#64;team &#35;1"},
 		{"line\nbreak", "line&#92;nbreak"},
 		{"ünï", "ünï"},
+		{"see www.evil.example/login", "see www&#46;evil.example/login"},
+		{"WWW.evil.example", "WWW&#46;evil.example"},
+		{"(www.evil.example)", "&#40;www&#46;evil.example&#41;"},
+		{"*www.x* wwww.y", "&#42;www&#46;x&#42; wwww&#46;y"},
+		{"www,ww.w.w. www", "www,ww.w.w. www"},
 	}
 	for _, tt := range tests {
 		if got := EscapeMarkdown(tt.in); got != tt.want {
@@ -333,12 +340,16 @@ func TestEscapeMarkdownProperties(t *testing.T) {
 		"<img src=x onerror=alert(1)>&lt;",
 		"\\|escaped pipe\\| ***bold*** __u__ ~~s~~ $$math$$",
 		"<!-- comment --> <details open> ]]> {{x}} ^[note]",
+		"see www.evil.example/login and WwW.x and (www.y)",
 	}
 	for _, in := range inputs {
 		got := EscapeMarkdown(in)
 		bare := entity.ReplaceAllString(got, "")
 		if i := strings.IndexAny(bare, "&|`[]()*_~\\<>\"'$@{}!#^+=:\n\r"); i >= 0 {
 			t.Errorf("EscapeMarkdown(%q) = %q keeps %q", in, got, got[i])
+		}
+		if strings.Contains(strings.ToLower(got), "www.") {
+			t.Errorf("EscapeMarkdown(%q) = %q keeps a www. autolink", in, got)
 		}
 		if dec := html.UnescapeString(got); dec != TerminalSafe(in) {
 			t.Errorf("decoded %q, want %q", dec, TerminalSafe(in))
@@ -453,5 +464,150 @@ func TestSummaryCaps(t *testing.T) {
 	small := RenderSummary(Summary{Mode: "check", Verdict: VerdictDrift, Drift: sampleDrift(), MaxRows: 2})
 	if n := strings.Count(small, "\n| high |") + strings.Count(small, "\n| low |") + strings.Count(small, "\n| medium |"); n != 2 {
 		t.Errorf("MaxRows 2 gave %d rows:\n%s", n, small)
+	}
+}
+
+// TestLegacyCommandsInert puts the issue's tool name (a legacy runner
+// command) in every Action-mode writer — annotations, the drift table, the
+// pin findings table — and checks with a model of the runner that only
+// warden's own annotations are read as commands, with the name neutralised.
+func TestLegacyCommandsInert(t *testing.T) {
+	items := []drift.Item{{Class: "tool-added", Severity: "high", Target: "tools/" + injected,
+		Message: "Tool '" + injected + "' added since pin", Detail: strp(injected)}}
+	findings := []lock.Finding{{RuleID: "WRD-CAP-SHELL", Severity: "critical", Target: "tools/" + injected,
+		Message: "m", Snippet: "name token '" + injected + "'"}}
+	tests := []struct {
+		name      string
+		write     func(log *JobLog) error
+		wantNames []string
+	}{
+		{"annotations", func(log *JobLog) error {
+			return WriteAnnotations(log, findings, items, AnnotationOptions{File: "warden.lock"})
+		}, []string{"error", "error"}},
+		{"drift table", func(log *JobLog) error { return WriteCheckText(log.Stdout(), "warden.lock", items) }, nil},
+		{"pin findings table", func(log *JobLog) error {
+			return WritePinText(log.Stdout(), "warden.lock", &lock.Lock{}, findings)
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			log := NewJobLog(&out, io.Discard)
+			if err := tt.write(log); err != nil {
+				t.Fatal(err)
+			}
+			if err := log.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, c := range reporttest.RunnerCommands(out.String()) {
+				names = append(names, c.Name)
+			}
+			if fmt.Sprint(names) != fmt.Sprint(tt.wantNames) {
+				t.Errorf("the runner executes %q, want %q:\n%s", names, tt.wantNames, out.String())
+			}
+			if strings.Contains(out.String(), "##[") || !strings.Contains(out.String(), `#\x23[set-output name=injected;]pwned`) {
+				t.Errorf("the name is not shown neutralised:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestHugeInputClipped quotes a 10 MB name in every human-facing writer and
+// checks that each line stays bounded and still names what it is about.
+func TestHugeInputClipped(t *testing.T) {
+	huge := strings.Repeat("K", 10<<20) + "-end"
+	items := []drift.Item{{Class: "tool-added", Severity: "high", Target: "tools/" + huge,
+		Message: "Tool '" + huge + "' added since pin", Detail: strp(huge)}}
+	findings := []lock.Finding{{RuleID: "WRD-CAP-SHELL", Severity: "critical", Target: "tools/" + huge,
+		Message: huge, Snippet: huge}}
+	tests := []struct {
+		name  string
+		write func(w *bytes.Buffer) error
+		max   int
+	}{
+		{"annotations", func(w *bytes.Buffer) error {
+			return WriteAnnotations(NewJobLog(w, io.Discard), findings, items, AnnotationOptions{File: "warden.lock"})
+		}, 4*MaxMessageBytes + 200},
+		{"drift table", func(w *bytes.Buffer) error { return WriteCheckText(w, "warden.lock", items) }, 5 * MaxMessageBytes},
+		{"pin findings table", func(w *bytes.Buffer) error { return WritePinText(w, "warden.lock", &lock.Lock{}, findings) }, 5 * MaxMessageBytes},
+		{"summary", func(w *bytes.Buffer) error {
+			return WriteSummary(w, Summary{Mode: "check", Verdict: VerdictDrift, LockPath: "warden.lock", Drift: items, Findings: findings})
+		}, 4 * maxCellBytes * 6},
+		{"error summary", func(w *bytes.Buffer) error {
+			return WriteSummary(w, Summary{Mode: "check", Verdict: VerdictError, LockPath: "warden.lock",
+				Error: "read lock warden.lock: tool \"" + huge + "\": digest mismatch"})
+		}, 6*MaxMessageBytes + 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if buf.Len() > 8*MaxMessageBytes {
+				t.Errorf("output is %d bytes for a 10 MB input", buf.Len())
+			}
+			for _, line := range strings.Split(buf.String(), "\n") {
+				if len(line) > tt.max {
+					t.Errorf("a %d-byte line (cap %d): %.80q…", len(line), tt.max, line)
+				}
+			}
+			if !strings.Contains(buf.String(), " bytes elided") {
+				t.Errorf("the cut is not marked:\n%.400s", buf.String())
+			}
+		})
+	}
+}
+
+// TestSummaryOverallCap fills every section of a summary with the most an
+// input can put there and checks the whole stays under MaxSummaryBytes,
+// leaving room for an error summary in the same step under GitHub's 1 MiB.
+func TestSummaryOverallCap(t *testing.T) {
+	worst := strings.Repeat("\\\x01", 20<<10) // each byte escapes to 8-10 bytes
+	var items []drift.Item
+	for i := 0; i < 3000; i++ {
+		items = append(items, drift.Item{Class: "tool-added", Severity: "high", Target: fmt.Sprintf("tools/%d%s", i, worst), Message: worst, Detail: strp(worst)})
+	}
+	var cmds []string
+	for i := 0; i < 20; i++ {
+		cmds = append(cmds, "warden pin -- "+worst)
+	}
+	got := RenderSummary(Summary{Mode: "check", Verdict: VerdictDrift, LockPath: worst, SARIFPath: worst, Drift: items,
+		Findings:       []lock.Finding{{RuleID: "WRD-CAP-SHELL", Severity: "critical", Target: worst, Message: worst, Snippet: worst}},
+		BaselineDigest: worst, CurrentDigest: worst, ReviewCommands: cmds})
+	if len(got) > MaxSummaryBytes {
+		t.Errorf("summary is %d bytes, over MaxSummaryBytes (%d)", len(got), MaxSummaryBytes)
+	}
+	errSummary := RenderSummary(Summary{Mode: "check", Verdict: VerdictError, LockPath: worst, Error: worst + worst})
+	if len(errSummary) > 1<<20-MaxSummaryBytes {
+		t.Errorf("an error summary is %d bytes; after a full summary it would pass GitHub's 1 MiB", len(errSummary))
+	}
+	if strings.Count(got, "<pre>") != strings.Count(got, "</pre>") {
+		t.Errorf("the cut left a <pre> block open")
+	}
+	if !strings.HasSuffix(got, "See the SARIF file for the results._\n") {
+		t.Errorf("the cut is not announced: …%q", got[len(got)-200:])
+	}
+}
+
+// TestSummarySARIFLimit checks that the summary says when the SARIF file
+// cannot hold every result.
+func TestSummarySARIFLimit(t *testing.T) {
+	items := make([]drift.Item, SARIFResultLimit+5)
+	for i := range items {
+		items[i] = drift.Item{Class: "tool-added", Severity: "low", Target: fmt.Sprintf("tools/t%d", i), Message: "m"}
+	}
+	got := RenderSummary(Summary{Mode: "check", Verdict: VerdictDrift, SARIFPath: "warden.sarif", Drift: items})
+	for _, want := range []string{
+		"_The SARIF file holds the 25000 most severe of 25005 results (GitHub code scanning accepts at most 25000 per run); 5 were left out._",
+		"_Showing 200 of 25005; the SARIF file <code>warden.sarif</code> holds the 25000 most severe results of the run._",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	if small := RenderSummary(Summary{Mode: "check", Verdict: VerdictDrift, Drift: sampleDrift()}); strings.Contains(small, "most severe") {
+		t.Errorf("a small run mentions the SARIF limit:\n%s", small)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
@@ -22,11 +21,18 @@ const (
 const (
 	// DefaultSummaryRows caps each table of the summary.
 	DefaultSummaryRows = 200
-	// maxCellRunes truncates one table cell.
-	maxCellRunes = 160
+	// maxCellBytes clips one table cell (with Clip) before it is escaped.
+	maxCellBytes = 480
 	// maxSummaryBytes stops adding table rows once the summary is this
 	// large, leaving headroom under 1 MiB for the closing sections.
 	maxSummaryBytes = 800 << 10
+	// MaxSummaryBytes is the most RenderSummary returns; a longer summary
+	// is cut at a line and says so. It leaves room under GitHub's 1 MiB
+	// for an error summary appended in the same step: that one quotes two
+	// values (the lock path and the error), each clipped to
+	// MaxMessageBytes before escaping, which at most multiplies a byte by
+	// ten (a backslash becomes "&#92;&#92;"), so it stays under 164 KiB.
+	MaxSummaryBytes = 860 << 10
 )
 
 // markdownEntities maps each character that can start Markdown or HTML
@@ -52,14 +58,26 @@ func markdownEntity(r rune) string {
 // first made visible with TerminalSafe (so a newline cannot end a table row
 // or start a block), then every character that could open Markdown or HTML
 // syntax — emphasis, code spans, links and images, tables (|), raw HTML and
-// entities, math ($), mentions (@), autolink schemes (:) — is replaced by
-// its HTML character reference. The browser shows the original text; no
-// renderer sees syntax.
+// entities, math ($), mentions (@), autolinks (the ':' of a scheme, the '.'
+// of "www.") — is replaced by its HTML character reference. The browser
+// shows the original text; no renderer sees syntax.
 func EscapeMarkdown(s string) string {
 	s = TerminalSafe(s)
 	var b strings.Builder
+	// ws counts the 'w's just written, for the "www." of an extended
+	// autolink, which needs no scheme.
+	ws := 0
 	for _, r := range s {
-		if e := markdownEntity(r); e != "" {
+		e := markdownEntity(r)
+		if r == '.' && ws >= 3 {
+			e = "&#46;"
+		}
+		if r == 'w' || r == 'W' {
+			ws++
+		} else {
+			ws = 0
+		}
+		if e != "" {
 			b.WriteString(e)
 		} else {
 			b.WriteRune(r)
@@ -68,20 +86,17 @@ func EscapeMarkdown(s string) string {
 	return b.String()
 }
 
-// code renders an escaped value in a monospace element. A Markdown code span
-// cannot be used for hostile text (a backtick in it ends the span and
-// entities are not decoded inside it), so this is the HTML element with
-// escaped content.
+// code renders an escaped value, clipped to MaxMessageBytes, in a monospace
+// element. A Markdown code span cannot be used for hostile text (a backtick
+// in it ends the span and entities are not decoded inside it), so this is
+// the HTML element with escaped content.
 func code(s string) string {
-	return "<code>" + EscapeMarkdown(s) + "</code>"
+	return "<code>" + EscapeMarkdown(Clip(s, MaxMessageBytes)) + "</code>"
 }
 
-// cell truncates and escapes one table cell.
+// cell clips and escapes one table cell.
 func cell(s string) string {
-	if utf8.RuneCountInString(s) > maxCellRunes {
-		s = string([]rune(s)[:maxCellRunes]) + "…"
-	}
-	return EscapeMarkdown(s)
+	return EscapeMarkdown(Clip(s, maxCellBytes))
 }
 
 // Summary is everything the Action's job summary shows.
@@ -109,8 +124,34 @@ type Summary struct {
 	MaxRows int
 }
 
-// RenderSummary returns the job summary as GitHub-flavoured Markdown.
+// RenderSummary returns the job summary as GitHub-flavoured Markdown, at
+// most MaxSummaryBytes long.
 func RenderSummary(s Summary) string {
+	return capSummary(renderSummary(s))
+}
+
+// capSummary cuts a summary longer than MaxSummaryBytes at the end of a
+// line (so no table row, entity or tag is split), closes a command block
+// left open, and says that it was cut.
+func capSummary(md string) string {
+	if len(md) <= MaxSummaryBytes {
+		return md
+	}
+	const note = "\n_The rest of this summary was left out: GitHub accepts at most 1 MiB per step. See the SARIF file for the results._\n"
+	cut := md[:MaxSummaryBytes-len(note)-len("</pre>\n")]
+	if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+		cut = cut[:i+1]
+	} else {
+		cut = strings.ToValidUTF8(cut, "")
+	}
+	if strings.Count(cut, "<pre>") > strings.Count(cut, "</pre>") {
+		cut += "</pre>\n"
+	}
+	return cut + note
+}
+
+// renderSummary renders the summary without the overall cap.
+func renderSummary(s Summary) string {
 	maxRows := s.MaxRows
 	if maxRows <= 0 {
 		maxRows = DefaultSummaryRows
@@ -167,6 +208,11 @@ func RenderSummary(s Summary) string {
 	}
 	writeCountRow(&b, "Findings", sevs)
 	b.WriteString("\n")
+	total := len(s.Findings) + len(s.Drift)
+	if total > SARIFResultLimit {
+		fmt.Fprintf(&b, "_The SARIF file holds the %d most severe of %d results (GitHub code scanning accepts at most %d per run); %d were left out._\n\n",
+			SARIFResultLimit, total, SARIFResultLimit, total-SARIFResultLimit)
+	}
 
 	if len(s.Drift) > 0 {
 		fmt.Fprintf(&b, "### Drift (%d)\n\n| Severity | Class | Target | Detail |\n|---|---|---|---|\n", len(s.Drift))
@@ -182,7 +228,7 @@ func RenderSummary(s Summary) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(it.Severity), cell(it.Class), cell(it.Target), cell(d))
 			shown++
 		}
-		b.WriteString(more(shown, len(s.Drift), s.SARIFPath))
+		b.WriteString(more(shown, len(s.Drift), total, s.SARIFPath))
 		b.WriteString("\n")
 	}
 
@@ -198,7 +244,7 @@ func RenderSummary(s Summary) string {
 				cell(f.Message+" ["+f.Snippet+"]"))
 			shown++
 		}
-		b.WriteString(more(shown, len(s.Findings), s.SARIFPath))
+		b.WriteString(more(shown, len(s.Findings), total, s.SARIFPath))
 		b.WriteString("\n")
 	} else {
 		b.WriteString("No static findings.\n\n")
@@ -224,7 +270,7 @@ func RenderSummary(s Summary) string {
 				// Entities are decoded inside <pre>, so the same escaping
 				// shows the command exactly while leaving nothing for a
 				// Markdown or HTML parser to act on.
-				b.WriteString(EscapeMarkdown(c))
+				b.WriteString(EscapeMarkdown(Clip(c, MaxMessageBytes)))
 				b.WriteString("\n")
 			}
 			b.WriteString("</pre>\n")
@@ -233,16 +279,21 @@ func RenderSummary(s Summary) string {
 	return b.String()
 }
 
-// more says how many rows a capped table left out.
-func more(shown, total int, sarifPath string) string {
-	if shown >= total {
+// more says how many rows a capped table left out, and where the rest is:
+// the SARIF file, which holds them all unless the run has more than
+// SARIFResultLimit results in all.
+func more(shown, rows, results int, sarifPath string) string {
+	if shown >= rows {
 		return ""
 	}
 	where := "the SARIF file"
 	if sarifPath != "" {
 		where = "the SARIF file " + code(sarifPath)
 	}
-	return fmt.Sprintf("\n_Showing %d of %d; the full list is in %s._\n", shown, total, where)
+	if results > SARIFResultLimit {
+		return fmt.Sprintf("\n_Showing %d of %d; %s holds the %d most severe results of the run._\n", shown, rows, where, SARIFResultLimit)
+	}
+	return fmt.Sprintf("\n_Showing %d of %d; the full list is in %s._\n", shown, rows, where)
 }
 
 // WriteSummary writes RenderSummary's Markdown to w.

@@ -107,15 +107,15 @@ func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Fi
 const maxColumnWidth = 48
 
 // writeTable writes an indented, space-aligned table. Every cell goes
-// through TerminalSafe, and the last column is not padded, so no line ends
-// in spaces.
+// through Message (clipped to MaxMessageBytes, then TerminalSafe), and the
+// last column is not padded, so no line ends in spaces.
 func writeTable(w *bufio.Writer, header []string, rows [][]string) {
 	safe := make([][]string, 0, len(rows)+1)
 	safe = append(safe, header)
 	for _, r := range rows {
 		c := make([]string, len(r))
 		for i, cell := range r {
-			c[i] = TerminalSafe(cell)
+			c[i] = Message(cell)
 		}
 		safe = append(safe, c)
 	}

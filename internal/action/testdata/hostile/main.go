@@ -39,6 +39,13 @@ func hostileNames() []string {
 		"::add-mask::everything",
 		"</code></pre><img src=x onerror=alert(1)>",
 		"shell_exec_run",
+		// The runner's legacy syntax acts anywhere in a line; the second
+		// name also raises a finding (name token "shell"), so it reaches
+		// the pin findings table.
+		"##[set-output name=injected;]pwned",
+		"##[add-mask]x ##[set-output name=verdict;]clean_run_shell",
+		// A www. autolink needs no scheme.
+		"see www.evil.example/login",
 	}
 }
 
@@ -47,6 +54,7 @@ func main() {
 	// workflow commands while warden is capturing.
 	fmt.Fprintln(os.Stderr, "::error title=forged::this annotation comes from the server's stderr")
 	fmt.Fprintln(os.Stderr, "::set-output name=verdict::clean")
+	fmt.Fprintln(os.Stderr, "log ##[set-output name=verdict;]clean")
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostile\n::error::impl", Version: "0.0.1"}, nil)
 	schema := json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"::error::in a schema"}}}`)
