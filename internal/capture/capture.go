@@ -100,6 +100,10 @@ type Options struct {
 	Dir string
 	// Protocol is the protocol era to speak; "" means ProtocolAuto.
 	Protocol Protocol
+	// Reaper, when set, ends the orphans a stdio server leaves behind
+	// outside its process group and tree (see Reaper). The program's entry
+	// point creates one per process; nil skips the orphan sweep.
+	Reaper *Reaper
 
 	// started, when set, is called with the process group of a freshly
 	// started stdio server. Tests use it to check that the group is gone.

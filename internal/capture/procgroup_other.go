@@ -15,3 +15,10 @@ func inOwnProcessGroup(*exec.Cmd) error {
 
 // killGroup is never reached: no process is started on these systems.
 func killGroup(int) {}
+
+// processParents, descendants, killAll and killAndReap are never reached:
+// no process is started on these systems.
+func processParents() map[int]int { return nil }
+func descendants(int) []int        { return nil }
+func killAll(int, []int)           {}
+func killAndReap([]int)            {}

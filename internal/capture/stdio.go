@@ -160,9 +160,10 @@ func startStdio(ctx context.Context, cfg *config, b *budget) (*stdioConn, error)
 	if cfg.started != nil {
 		cfg.started(c.pgid)
 	}
-	// The deadline kills the whole group at once; every blocked read and
-	// write on the pipes then returns.
-	c.stopKill = context.AfterFunc(ctx, func() { killGroup(c.pgid) })
+	cfg.Reaper.started(c.pgid)
+	// The deadline kills the whole group and tree at once; every blocked
+	// read and write on the pipes then returns.
+	c.stopKill = context.AfterFunc(ctx, func() { killAll(c.pgid, descendants(c.pgid)) })
 	go func() {
 		_ = cmd.Wait()
 		close(c.waitDone)
@@ -309,6 +310,9 @@ func (c *stdioConn) negotiated(string) {}
 // its stderr.
 func (c *stdioConn) close(ok bool) string {
 	alreadyKilled := !c.stopKill()
+	// The tree as it is now, while the leader most likely still lives: once
+	// it exits, a child that left the group (setsid) is no longer below it.
+	tree := descendants(c.pgid)
 	// A server that was gone before we hung up is worth reporting even if
 	// it exited 0; one that exited 0 because we closed its stdin is not.
 	exitedFirst := false
@@ -332,11 +336,12 @@ func (c *stdioConn) close(ok bool) string {
 		}
 		t.Stop()
 	}
-	killGroup(c.pgid)
+	killAll(c.pgid, append(tree, descendants(c.pgid)...))
 	select {
 	case <-c.waitDone:
 	case <-time.After(reapGrace):
 	}
+	c.cfg.Reaper.finished(c.pgid)
 	close(c.quit)
 	// Unblocks the reader if a process that left the group still holds
 	// stdout open.

@@ -151,6 +151,18 @@ var modes = map[string]mode{
 		setup:    spawnGrandchild,
 		handlers: map[string]handler{"prompts/list": promptsThenGoDeaf},
 	},
+	"setsid-child": {
+		why:   "spawns a child (-mode sleep, writing its PID to -pidfile) in a session of its own (setsid), outside the process group, then serves a clean surface: the client must end the server's whole process tree, not only its group",
+		setup: func(*server) { spawnDaemon("sleep") },
+	},
+	"double-fork": {
+		why:   "spawns an intermediate process that starts a daemon (-mode sleep, in its own session, PID in -pidfile) and exits at once, so the daemon is orphaned before the capture even starts: only a client that is a child subreaper can end it",
+		setup: func(*server) { spawnDaemon("fork-intermediate") },
+	},
+	"fork-intermediate": {
+		why:   "internal, used by double-fork: starts -mode sleep in its own session and exits without waiting for it",
+		setup: forkIntermediate,
+	},
 	"sleep": {
 		why:   "internal, used by grandchild: writes its PID to -pidfile and sleeps for -hang-for without reading stdin",
 		setup: sleepForever,
@@ -1085,6 +1097,55 @@ func spawnGrandchild(_ *server) {
 
 // sleepForever is the grandchild: it publishes its PID atomically (write,
 // then rename) so that a reader never sees a half-written file, then sleeps.
+// spawnDaemon starts "rawserver -mode <mode>" in a new session, its output
+// discarded, waits for it (the double-fork intermediate exits at once) or
+// leaves it running, and returns once -pidfile names the sleeping daemon.
+func spawnDaemon(mode string) {
+	if *flagPidfile == "" {
+		fatalf("%s: -pidfile is required", mode)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fatalf("%s: %v", mode, err)
+	}
+	cmd := exec.Command(self, "-mode", mode, "-pidfile", *flagPidfile, "-hang-for", flagHangFor.String())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fatalf("%s: %v", mode, err)
+	}
+	go cmd.Wait() // reap it when it exits (at once, for the intermediate)
+	waitPidfile(mode)
+}
+
+// forkIntermediate starts the daemon and exits, orphaning it.
+func forkIntermediate(_ *server) {
+	self, err := os.Executable()
+	if err != nil {
+		fatalf("fork-intermediate: %v", err)
+	}
+	cmd := exec.Command(self, "-mode", "sleep", "-pidfile", *flagPidfile, "-hang-for", flagHangFor.String())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fatalf("fork-intermediate: %v", err)
+	}
+	waitPidfile("fork-intermediate")
+	os.Exit(0)
+}
+
+// waitPidfile waits until -pidfile has content.
+func waitPidfile(who string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(*flagPidfile); err == nil && len(b) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			fatalf("%s: no pidfile after 10s", who)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func sleepForever(_ *server) {
 	if *flagPidfile == "" {
 		fatalf("sleep: -pidfile is required")
