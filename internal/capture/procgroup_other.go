@@ -19,6 +19,6 @@ func killGroup(int) {}
 // processParents, descendants, killAll and killAndReap are never reached:
 // no process is started on these systems.
 func processParents() map[int]int { return nil }
-func descendants(int) []int        { return nil }
-func killAll(int, []int)           {}
-func killAndReap([]int)            {}
+func descendants(int) []int       { return nil }
+func killAll(int, []int)          {}
+func killAndReap([]int)           {}
