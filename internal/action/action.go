@@ -15,6 +15,7 @@ package action
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"github.com/wardenlock/warden/internal/findings"
 	"io"
@@ -210,6 +211,10 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if err != nil {
 		return r.fail(err)
 	}
+	// After a signal nothing more is written (SARIF, summary, outputs).
+	if err := ops.Cancelled(ctx); err != nil {
+		return r.fail(err)
+	}
 	lines := r.indexLock()
 	if err := r.writeSARIF(res.Findings, res.Drift, lines); err != nil {
 		return r.fail(err)
@@ -245,6 +250,9 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if verdict == report.VerdictDrift {
 		summary.ReviewCommands = r.reviewCommands()
 	}
+	if err := ops.Cancelled(ctx); err != nil {
+		return r.fail(err)
+	}
 	if err := r.finish(summary, code, len(res.Drift), current); err != nil {
 		return r.fail(err)
 	}
@@ -264,6 +272,10 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	if environment == "" {
 		environment = "github-actions"
 	}
+	if err := ops.Cancelled(ctx); err != nil {
+		resume()
+		return r.fail(err)
+	}
 	// A first pin may name a lock in a directory that does not exist yet
 	// (one lock per server under mcp/<name>/, say).
 	if err := os.MkdirAll(filepath.Dir(r.lockAbs), 0o755); err != nil {
@@ -278,6 +290,10 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	})
 	resume()
 	if err != nil {
+		return r.fail(err)
+	}
+	// After a signal nothing more is written (SARIF, summary, outputs).
+	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
 	}
 	lines := r.indexLock()
@@ -302,6 +318,9 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		Mode: ModePin, Verdict: report.VerdictClean,
 		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
 		Findings: res.Findings, CurrentDigest: digest, Approver: r.in.Approver,
+	}
+	if err := ops.Cancelled(ctx); err != nil {
+		return r.fail(err)
 	}
 	if err := r.finish(summary, ExitClean, 0, digest); err != nil {
 		return r.fail(err)
@@ -376,6 +395,11 @@ func (r *runner) fail(err error) int {
 	mode := r.in.Mode
 	if mode == "" {
 		mode = ModeCheck
+	}
+	// After a signal (SIGINT/SIGTERM, as when the run is cancelled) nothing
+	// more is written: no summary, no outputs.
+	if errors.Is(err, ops.ErrCancelled) {
+		return ExitError
 	}
 	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: err.Error()}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
 )
 
@@ -47,7 +48,10 @@ commands:
 
 Run 'warden <command> -h' for a command's flags.`
 
-// Main runs one command and returns the process exit code.
+// Main runs one command and returns the process exit code. Cancelling ctx
+// (main does on SIGINT or SIGTERM) stops the command before it launches a
+// server or writes anything more, and the exit code is then 2 with one
+// "cancelled" line, whatever the command had got to.
 func Main(ctx context.Context, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = func(string) string { return "" }
@@ -56,19 +60,29 @@ func Main(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, usage)
 		return ExitError
 	}
-	cmd, args := env.Args[0], env.Args[1:]
+	code := dispatch(ctx, env, env.Args[0], env.Args[1:])
+	// A command that already failed has said why; one that finished after
+	// the signal must not report success.
+	if err := ops.Cancelled(ctx); err != nil && code != ExitError {
+		return fail(env, oneLine(err))
+	}
+	return code
+}
+
+// dispatch runs the command cmd with its arguments.
+func dispatch(ctx context.Context, env Env, cmd string, args []string) int {
 	switch cmd {
 	case "pin":
 		return runPin(ctx, env, args)
 	case "check":
 		return runCheck(ctx, env, args)
 	case "diff":
-		return runDiff(env, args)
+		return runDiff(ctx, env, args)
 	case "approve":
-		return runApprove(env, args)
+		return runApprove(ctx, env, args)
 	case "lock":
 		if len(args) > 0 && args[0] == "rotate" {
-			return runRotate(env, args[1:])
+			return runRotate(ctx, env, args[1:])
 		}
 		return fail(env, "usage: warden lock rotate [flags] LOCK")
 	case "conformance":

@@ -121,6 +121,10 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, oneLine(err))
 	}
+	// The lock is written; a signal since then still stops the report.
+	if err := ops.Cancelled(ctx); err != nil {
+		return fail(env, oneLine(err))
+	}
 	if err := printPin(env, of, *lockPath, res); err != nil {
 		return fail(env, oneLine(err))
 	}
@@ -145,6 +149,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, oneLine(err))
 	}
+	if err := ops.Cancelled(ctx); err != nil {
+		return fail(env, oneLine(err))
+	}
 	if err := printCheck(env, of, *lockPath, res); err != nil {
 		return fail(env, oneLine(err))
 	}
@@ -154,7 +161,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	return ExitClean
 }
 
-func runDiff(env Env, args []string) int {
+func runDiff(ctx context.Context, env Env, args []string) int {
 	fs := newFlagSet(env, "diff", "diff [flags] A.lock B.lock")
 	var of outputFlags
 	of.register(fs)
@@ -165,8 +172,11 @@ func runDiff(env Env, args []string) int {
 	if fs.NArg() != 2 {
 		return fail(env, "diff needs exactly two lock files: warden diff A.lock B.lock")
 	}
-	res, err := ops.Diff(fs.Arg(0), fs.Arg(1))
+	res, err := ops.Diff(ctx, fs.Arg(0), fs.Arg(1))
 	if err != nil {
+		return fail(env, oneLine(err))
+	}
+	if err := ops.Cancelled(ctx); err != nil {
 		return fail(env, oneLine(err))
 	}
 	if err := printDiff(env, of, fs.Arg(0), fs.Arg(1), res); err != nil {
@@ -179,7 +189,7 @@ func runDiff(env Env, args []string) int {
 }
 
 // runApprove is `warden approve --approver ID [--lock warden.lock]`.
-func runApprove(env Env, args []string) int {
+func runApprove(ctx context.Context, env Env, args []string) int {
 	fs := newFlagSet(env, "approve", "approve --approver ID [--lock warden.lock] [--note TEXT]")
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` (default $WARDEN_APPROVER)")
@@ -193,11 +203,11 @@ func runApprove(env Env, args []string) int {
 	if *approver == "" {
 		return fail(env, "approve needs --approver ID (or WARDEN_APPROVER)")
 	}
-	return rotate(env, ops.RotateOptions{LockPath: *lockPath, Approver: *approver, Note: *note})
+	return rotate(ctx, env, ops.RotateOptions{LockPath: *lockPath, Approver: *approver, Note: *note})
 }
 
 // runRotate is the reference's `lock rotate LOCK` with the same flags.
-func runRotate(env Env, args []string) int {
+func runRotate(ctx context.Context, env Env, args []string) int {
 	fs := newFlagSet(env, "lock rotate", "lock rotate [--approver ID] [--actor ID] [--note TEXT] LOCK")
 	approver := fs.String("approver", "", "re-bind the approval to this `ID`")
 	actor := fs.String("actor", env.Getenv("WARDEN_ACTOR"), "who rotates (default $WARDEN_ACTOR, else unknown)")
@@ -208,13 +218,13 @@ func runRotate(env Env, args []string) int {
 	if fs.NArg() != 1 {
 		return fail(env, "lock rotate needs exactly one lock file")
 	}
-	return rotate(env, ops.RotateOptions{LockPath: fs.Arg(0), Approver: *approver, Actor: *actor, Note: *note})
+	return rotate(ctx, env, ops.RotateOptions{LockPath: fs.Arg(0), Approver: *approver, Actor: *actor, Note: *note})
 }
 
-func rotate(env Env, o ops.RotateOptions) int {
+func rotate(ctx context.Context, env Env, o ops.RotateOptions) int {
 	o.Version = env.Version
 	o.Environment = env.Getenv("WARDEN_ENV")
-	l, err := ops.Rotate(o)
+	l, err := ops.Rotate(ctx, o)
 	if err != nil {
 		return fail(env, oneLine(err))
 	}

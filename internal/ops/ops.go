@@ -39,12 +39,36 @@ func ValidateTarget(t Target) error {
 // ErrCapture wraps every capture failure, so callers can say "capture failed".
 var ErrCapture = errors.New("capture failed")
 
-// Capture captures the target's surface.
+// ErrCancelled is wrapped by the error of every operation that stopped
+// because its context was cancelled (in the CLI: SIGINT or SIGTERM).
+// Operations check the context before they launch a server and before they
+// write anything, so after cancellation nothing is launched or written.
+var ErrCancelled = errors.New("cancelled")
+
+// Cancelled returns nil while ctx is live, and once it is done an error
+// wrapping ErrCancelled that carries the cause ("cancelled: SIGTERM
+// received", or the context's own error).
+func Cancelled(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx))
+}
+
+// Capture captures the target's surface. A cancelled context launches
+// nothing, and a capture that ends after cancellation reports it as
+// cancelled rather than as whatever the cut-off transport said.
 func Capture(ctx context.Context, t Target) (*surface.Surface, error) {
 	if err := ValidateTarget(t); err != nil {
 		return nil, err
 	}
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
 	s, err := capture.Capture(ctx, t)
+	if cerr := Cancelled(ctx); cerr != nil {
+		return nil, cerr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCapture, err)
 	}
@@ -75,8 +99,9 @@ type PinResult struct {
 }
 
 // Pin captures the target, builds a lock with embedded findings and writes it
-// atomically to o.LockPath. A failed capture writes nothing and leaves an
-// existing lock untouched.
+// atomically to o.LockPath. A failed or cancelled capture writes nothing and
+// leaves an existing lock untouched; so does cancellation at any point
+// before the write.
 func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if o.Approve && o.Approver == "" {
 		return nil, errors.New("--approve needs --approver ID")
@@ -120,6 +145,9 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		Actor:           o.Actor,
 		Environment:     o.Environment,
 	}, l.OverallDigest)
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
 	if err := lock.WriteFile(o.LockPath, l); err != nil {
 		return nil, err
 	}
@@ -154,7 +182,8 @@ type CheckResult struct {
 }
 
 // Check reads and validates the lock before spawning anything, captures the
-// target, and compares.
+// target, and compares. Once ctx is cancelled it launches nothing and
+// returns no result, only an error wrapping ErrCancelled.
 func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if o.LockPath == "" {
 		o.LockPath = "warden.lock"
@@ -162,8 +191,14 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err := ValidateTarget(o.Target); err != nil {
 		return nil, err
 	}
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
 	base, err := lock.ReadFile(o.LockPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
 	// A lock whose entries do not reproduce its own digests was edited by
@@ -182,13 +217,17 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		return nil, fmt.Errorf("build lock from capture: %w", err)
 	}
 	fs := findings.Scan(s)
-	return &CheckResult{
+	res := &CheckResult{
 		Baseline:    base,
 		Current:     cur,
 		Drift:       drift.Compare(base, cur),
 		Findings:    fs,
 		NewFindings: newFindings(base.Findings, fs),
-	}, nil
+	}
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 func newFindings(approved, current []lock.Finding) []lock.Finding {
@@ -212,17 +251,28 @@ type DiffResult struct {
 	Drift []drift.Item
 }
 
-// Diff reads two locks and compares them, A as the baseline.
-func Diff(pathA, pathB string) (*DiffResult, error) {
+// Diff reads two locks and compares them, A as the baseline. Once ctx is
+// cancelled it returns an error wrapping ErrCancelled instead.
+func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
 	a, err := lock.ReadFile(pathA)
 	if err != nil {
+		return nil, err
+	}
+	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
 	b, err := lock.ReadFile(pathB)
 	if err != nil {
 		return nil, err
 	}
-	return &DiffResult{A: a, B: b, Drift: drift.Compare(a, b)}, nil
+	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b)}
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // RotateOptions configure Rotate.
@@ -243,10 +293,13 @@ type RotateOptions struct {
 // `lock rotate`; `warden approve` is the same act with an approver). It
 // refuses, writing nothing, when the stored entries do not reproduce the
 // stored overall_digest, or when the lock carries an approval that no longer
-// matches it and no new approver re-binds it.
-func Rotate(o RotateOptions) (*lock.Lock, error) {
+// matches it and no new approver re-binds it; and once ctx is cancelled.
+func Rotate(ctx context.Context, o RotateOptions) (*lock.Lock, error) {
 	if len([]rune(o.Note)) > lock.MaxNoteLength {
 		return nil, fmt.Errorf("--note is longer than %d characters", lock.MaxNoteLength)
+	}
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
 	}
 	l, err := lock.ReadFile(o.LockPath)
 	if err != nil {
@@ -282,6 +335,9 @@ func Rotate(o RotateOptions) (*lock.Lock, error) {
 	fresh := lock.NewPin(lock.PinInfo{Version: o.Version, Actor: o.Actor, Environment: o.Environment}, "")
 	p.HasPinner = true
 	p.Pinner = fresh.Pinner
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
 	if err := lock.WriteFile(o.LockPath, l); err != nil {
 		return nil, err
 	}
