@@ -152,3 +152,24 @@ func TestWriteAtomicRefusesLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteRefusesUnreadableLock: a lock larger than the reader accepts is
+// not written (a pin of a huge server would otherwise leave a lock that
+// every later check refuses), and an existing lock is left as it was.
+func TestWriteRefusesUnreadableLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "warden.lock")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := Marshal(buildDemo(t))
+	err := writeLock(path, data, int64(len(data))-1)
+	if err == nil || !strings.Contains(err.Error(), "more than the") || !strings.HasPrefix(err.Error(), "write lock "+path+": ") {
+		t.Fatalf("error = %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Fatalf("the lock was replaced: %q", got)
+	}
+	if err := writeLock(path, data, int64(len(data))); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+}

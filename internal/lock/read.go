@@ -99,11 +99,15 @@ func checkRegular(path string, info fs.FileInfo, max int64) error {
 
 // tooLarge refuses a file of size bytes (or more) against the limit max.
 func tooLarge(path string, size, max int64) error {
-	limit := fmt.Sprintf("%d bytes", max)
+	return fmt.Errorf("read lock %s: the file is larger than %s, the most a lock may be (%d bytes or more)", path, limitText(max), size)
+}
+
+// limitText renders a size limit: in MiB when it is a whole number of them.
+func limitText(max int64) string {
 	if max >= 1<<20 && max%(1<<20) == 0 {
-		limit = fmt.Sprintf("%d MiB", max>>20)
+		return fmt.Sprintf("%d MiB", max>>20)
 	}
-	return fmt.Errorf("read lock %s: the file is larger than %s, the most a lock may be (%d bytes or more)", path, limit, size)
+	return fmt.Sprintf("%d bytes", max)
 }
 
 // fileType names the type of a non-regular file for an error message.

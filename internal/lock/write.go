@@ -132,9 +132,19 @@ func Marshal(l *Lock) []byte {
 
 // WriteFile writes l to path atomically: the bytes go to a temporary file in
 // the same directory, which is synced and then renamed over path, so a
-// failure never leaves a half-written lock behind.
+// failure never leaves a half-written lock behind. A lock larger than
+// MaxFileBytes is refused and nothing is written: warden would refuse to
+// read it back.
 func WriteFile(path string, l *Lock) error {
-	return WriteAtomic(path, Marshal(l))
+	return writeLock(path, Marshal(l), MaxFileBytes)
+}
+
+// writeLock writes the lock text data to path unless it exceeds max bytes.
+func writeLock(path string, data []byte, max int64) error {
+	if int64(len(data)) > max {
+		return fmt.Errorf("write lock %s: the lock would be %d bytes, more than the %s a lock may be (warden could not read it back)", path, len(data), limitText(max))
+	}
+	return WriteAtomic(path, data)
 }
 
 // WriteAtomic writes data to path through a synced temporary file in the
