@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/cli"
 )
 
@@ -24,6 +25,9 @@ func main() {
 		Stderr:  os.Stderr,
 		Getenv:  os.Getenv,
 		Version: version,
+		// warden starts no children but servers, so it can be their
+		// subreaper and end whatever they leave behind.
+		Reaper: capture.NewReaper(),
 	})
 	stop()
 	os.Exit(code)

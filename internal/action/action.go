@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/findings"
 	"io"
 	"os"
@@ -50,12 +51,24 @@ const (
 // Run may change the process's working directory to the working-directory
 // input while the server runs (a stdio server is started there, as the
 // reference action does), and restores it before returning.
-func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, version string) int {
+func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, version string, opts ...Option) int {
 	log := report.NewJobLog(stdout, stderr)
 	r := &runner{getenv: getenv, log: log, stdout: log.Stdout(), stderr: log.Stderr(), version: version, random: defaultRandom()}
+	for _, o := range opts {
+		o(r)
+	}
 	code := r.run(ctx)
 	_ = log.Flush()
 	return code
+}
+
+// Option adjusts a Run.
+type Option func(*runner)
+
+// WithReaper makes the Run's captures end the orphans a stdio server leaves
+// behind (see capture.Reaper). The program's entry point owns the Reaper.
+func WithReaper(reaper *capture.Reaper) Option {
+	return func(r *runner) { r.reaper = reaper }
 }
 
 // runner carries one Run's environment and what it has learned so far, so
@@ -68,6 +81,7 @@ type runner struct {
 	stdout, stderr io.Writer
 	version        string
 	random         io.Reader
+	reaper         *capture.Reaper
 
 	in        Inputs
 	workspace string
@@ -117,10 +131,12 @@ func (r *runner) run(ctx context.Context) int {
 		Env:      in.Env,
 		Timeout:  in.Timeout,
 		MaxPages: in.MaxPages,
+		MaxItems: in.MaxItems,
 		Protocol: in.Protocol,
 		// The server runs in working-directory without warden changing its
 		// own (process-wide) directory.
-		Dir: r.workDir,
+		Dir:    r.workDir,
+		Reaper: r.reaper,
 	}
 	if in.Mode == ModePin {
 		return r.pin(ctx, target)

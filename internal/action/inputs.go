@@ -24,6 +24,7 @@ const (
 	// keep a runner busy for hours.
 	maxTimeout  = time.Hour
 	maxMaxPages = 100000
+	maxMaxItems = 1000000
 )
 
 // Modes of the Action.
@@ -53,6 +54,8 @@ type Inputs struct {
 	SARIF    string
 	Timeout  time.Duration
 	MaxPages int
+	// MaxItems bounds the items of each list (capture.Options.MaxItems).
+	MaxItems int
 	// Protocol is the MCP protocol era to speak (capture.ProtocolAuto
 	// unless the protocol input says otherwise).
 	Protocol capture.Protocol
@@ -138,6 +141,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 		return in, err
 	}
 	if in.MaxPages, err = parseMaxPages(get("max-pages")); err != nil {
+		return in, err
+	}
+	if in.MaxItems, err = parseCount("max-items", get("max-items"), capture.DefaultMaxItems, maxMaxItems); err != nil {
 		return in, err
 	}
 	if in.Protocol, err = capture.ParseProtocol(strings.ToLower(strings.TrimSpace(get("protocol")))); err != nil {
@@ -328,13 +334,18 @@ func parseTimeout(s string) (time.Duration, error) {
 
 // parseMaxPages reads the max-pages input.
 func parseMaxPages(s string) (int, error) {
+	return parseCount("max-pages", s, DefaultMaxPages, maxMaxPages)
+}
+
+// parseCount reads a whole-number input from 1 to most, def when empty.
+func parseCount(name, s string, def, most int) (int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return DefaultMaxPages, nil
+		return def, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > maxMaxPages {
-		return 0, fmt.Errorf("input max-pages: %q is not a whole number from 1 to %d", s, maxMaxPages)
+	if err != nil || n < 1 || n > most {
+		return 0, fmt.Errorf("input %s: %q is not a whole number from 1 to %d", name, s, most)
 	}
 	return n, nil
 }

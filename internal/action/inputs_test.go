@@ -125,18 +125,18 @@ func TestParseInputs(t *testing.T) {
 	}{
 		{"defaults", map[string]string{"server-cmd": "./server"}, func(t *testing.T, in Inputs) {
 			want := Inputs{Mode: ModeCheck, Argv: []string{"./server"}, Lock: "warden.lock", SARIF: "warden.sarif",
-				Timeout: 30 * time.Second, MaxPages: 256, Protocol: capture.ProtocolAuto, WorkDirInput: "."}
+				Timeout: 30 * time.Second, MaxPages: 256, MaxItems: capture.DefaultMaxItems, Protocol: capture.ProtocolAuto, WorkDirInput: "."}
 			if !reflect.DeepEqual(in, want) {
 				t.Errorf("got %+v\nwant %+v", in, want)
 			}
 		}, ""},
 		{"everything", map[string]string{
 			"server-url": "https://mcp.example.com/mcp", "headers": "Authorization: Bearer ${T}",
-			"lock": "locks/a.lock", "sarif": "out/a.sarif", "timeout": "2.5", "max-pages": "10",
+			"lock": "locks/a.lock", "sarif": "out/a.sarif", "timeout": "2.5", "max-pages": "10", "max-items": "500",
 			"working-directory": "sub", "mode": "PIN", "approver": "octocat", "protocol": " Modern ",
 		}, func(t *testing.T, in Inputs) {
 			want := Inputs{Mode: ModePin, URL: "https://mcp.example.com/mcp", Headers: []string{"Authorization: Bearer ${T}"},
-				Lock: "locks/a.lock", SARIF: "out/a.sarif", Timeout: 2500 * time.Millisecond, MaxPages: 10, Protocol: capture.ProtocolModern,
+				Lock: "locks/a.lock", SARIF: "out/a.sarif", Timeout: 2500 * time.Millisecond, MaxPages: 10, MaxItems: 500, Protocol: capture.ProtocolModern,
 				WorkDirInput: "sub", Approver: "octocat"}
 			if !reflect.DeepEqual(in, want) {
 				t.Errorf("got %+v\nwant %+v", in, want)
@@ -161,6 +161,7 @@ func TestParseInputs(t *testing.T) {
 		{"timeout NaN", map[string]string{"server-cmd": "srv", "timeout": "NaN"}, nil, "input timeout"},
 		{"timeout huge", map[string]string{"server-cmd": "srv", "timeout": "1e300"}, nil, "more than"},
 		{"max-pages zero", map[string]string{"server-cmd": "srv", "max-pages": "0"}, nil, "input max-pages"},
+		{"max-items zero", map[string]string{"server-cmd": "srv", "max-items": "0"}, nil, "input max-items"},
 		{"max-pages text", map[string]string{"server-cmd": "srv", "max-pages": "many"}, nil, "input max-pages"},
 		{"lock newline", map[string]string{"server-cmd": "srv", "lock": "a\nb"}, nil, "input lock"},
 		{"protocol unknown", map[string]string{"server-cmd": "srv", "protocol": "2026-07-28"}, nil, "input protocol must be auto, modern or legacy"},

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
 )
@@ -33,6 +34,10 @@ type Env struct {
 	// Dir is the working directory used to resolve defaults; empty means
 	// the process's.
 	Dir string
+	// Reaper, when set, ends the orphans a stdio server leaves behind (see
+	// capture.Reaper); the program's entry point creates the one per
+	// process.
+	Reaper *capture.Reaper
 }
 
 const usage = `usage: warden <command> [flags]

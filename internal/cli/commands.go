@@ -25,6 +25,7 @@ type targetFlags struct {
 	headers, env    listFlag
 	timeout         float64
 	maxPages        int
+	maxItems        int
 	maxMessageBytes int64
 	protocol        string
 }
@@ -35,6 +36,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&t.env, "env", "pass `NAME` (from warden's environment) or NAME=VALUE to the server (repeatable)")
 	fs.Float64Var(&t.timeout, "timeout", 30, "`seconds` for the whole capture")
 	fs.IntVar(&t.maxPages, "max-pages", 256, "fail when a list's cursor chain exceeds `N` pages")
+	fs.IntVar(&t.maxItems, "max-items", capture.DefaultMaxItems, "fail when a tools, resources or prompts list has more than `N` items")
 	fs.Int64Var(&t.maxMessageBytes, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted, in `bytes`")
 	fs.StringVar(&t.protocol, "protocol", "auto", "MCP protocol `era`: auto (probe with server/discover, fall back to initialize), modern (2026-07-28 only) or legacy (initialize only)")
 }
@@ -45,6 +47,9 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 	}
 	if t.maxPages < 1 {
 		return ops.Target{}, errors.New("--max-pages must be at least 1")
+	}
+	if t.maxItems < 1 {
+		return ops.Target{}, errors.New("--max-items must be at least 1")
 	}
 	if t.maxMessageBytes < 1024 {
 		return ops.Target{}, errors.New("--max-message-bytes must be at least 1024")
@@ -60,6 +65,7 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 		Env:             t.env,
 		Timeout:         time.Duration(t.timeout * float64(time.Second)),
 		MaxPages:        t.maxPages,
+		MaxItems:        t.maxItems,
 		MaxMessageBytes: t.maxMessageBytes,
 		Protocol:        protocol,
 	}
@@ -102,6 +108,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	target, err := tf.target(fs.Args())
+	target.Reaper = env.Reaper
 	if err != nil {
 		return fail(env, oneLine(err))
 	}
@@ -142,6 +149,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	target, err := tf.target(fs.Args())
+	target.Reaper = env.Reaper
 	if err != nil {
 		return fail(env, oneLine(err))
 	}

@@ -137,5 +137,5 @@ func runAction(ctx context.Context, env Env, args []string) int {
 	if len(args) > 0 {
 		return fail(env, "action takes its inputs from INPUT_* variables, not arguments")
 	}
-	return action.Run(ctx, env.Getenv, env.Stdout, env.Stderr, env.Version)
+	return action.Run(ctx, env.Getenv, env.Stdout, env.Stderr, env.Version, action.WithReaper(env.Reaper))
 }
