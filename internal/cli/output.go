@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -31,7 +30,7 @@ func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items [
 		root = workDir(env)
 	}
 	opts := report.SARIFOptions{Version: env.Version, ArtifactURI: report.ArtifactURI(lockPath, root)}
-	if text, err := os.ReadFile(lockPath); err == nil {
+	if text, err := lock.ReadBytes(lockPath); err == nil {
 		opts.Lines = report.IndexLock(text)
 	}
 	var buf bytes.Buffer
