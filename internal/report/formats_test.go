@@ -534,6 +534,9 @@ func TestHugeInputClipped(t *testing.T) {
 		{"summary", func(w *bytes.Buffer) error {
 			return WriteSummary(w, Summary{Mode: "check", Verdict: VerdictDrift, LockPath: "warden.lock", Drift: items, Findings: findings})
 		}, 4 * maxCellBytes * 6},
+		{"sarif", func(w *bytes.Buffer) error {
+			return WriteSARIF(w, findings, items, SARIFOptions{})
+		}, 8 * MaxMessageBytes},
 		{"error summary", func(w *bytes.Buffer) error {
 			return WriteSummary(w, Summary{Mode: "check", Verdict: VerdictError, LockPath: "warden.lock",
 				Error: "read lock warden.lock: tool \"" + huge + "\": digest mismatch"})

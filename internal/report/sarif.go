@@ -104,14 +104,14 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 	run := sarif.NewRun(sarif.Tool{Driver: driver})
 
 	for _, f := range findings {
-		props := sarif.Properties{"severity": f.Severity, "target": f.Target}
+		props := sarif.Properties{"severity": f.Severity, "target": Clip(f.Target, MaxMessageBytes)}
 		run.AddResult(buildResult(f.RuleID, f.Severity, f.Target, f.Snippet,
 			f.Message+" ["+f.Snippet+"]", uri, o.Lines.Line(f.Target), props))
 	}
 	for _, it := range items {
-		props := sarif.Properties{"severity": it.Severity, "target": it.Target, "driftClass": it.Class}
+		props := sarif.Properties{"severity": it.Severity, "target": Clip(it.Target, MaxMessageBytes), "driftClass": it.Class}
 		if it.Detail != nil {
-			props["detail"] = *it.Detail
+			props["detail"] = Clip(*it.Detail, MaxMessageBytes)
 		}
 		run.AddResult(buildResult(DriftRuleID(it.Class), it.Severity, it.Target, detailText(it),
 			driftMessage(it), uri, o.Lines.Line(it.Target), props))
@@ -222,11 +222,11 @@ func buildResult(ruleID, severity, target, detail, text, uri string, line int, p
 			WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
 			WithRegion(sarif.NewRegion().WithStartLine(line))).
 		WithLogicalLocations([]*sarif.LogicalLocation{
-			sarif.NewLogicalLocation().WithFullyQualifiedName(target).WithKind("resource"),
+			sarif.NewLogicalLocation().WithFullyQualifiedName(Clip(target, MaxMessageBytes)).WithKind("resource"),
 		})
 	res := sarif.NewRuleResult(ruleID).
 		WithLevel(Level(severity)).
-		WithMessage(sarif.NewTextMessage(text)).
+		WithMessage(sarif.NewTextMessage(Clip(text, MaxMessageBytes))).
 		WithLocations([]*sarif.Location{loc}).
 		WithPartialFingerPrints(map[string]interface{}{FingerprintKey: Fingerprint(ruleID, target, detail)})
 	res.Properties = props
