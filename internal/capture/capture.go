@@ -100,6 +100,11 @@ type Options struct {
 	Dir string
 	// Protocol is the protocol era to speak; "" means ProtocolAuto.
 	Protocol Protocol
+	// Identity, when set, is the launch the surface records (and a lock
+	// stores) in place of Argv or URL: the launch as written in a client
+	// config, before its variables were expanded for the launch. It must be
+	// of the same kind (a command for Argv, a URL for URL).
+	Identity *surface.Server
 	// Reaper, when set, ends the orphans a stdio server leaves behind
 	// outside its process group and tree (see Reaper). The program's entry
 	// point creates one per process; nil skips the orphan sweep.
@@ -172,9 +177,12 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 	if err != nil {
 		return nil, cfg.failure(ctx, cctx, err, n.diag, n.stage, n.stray)
 	}
-	if cfg.url != nil {
+	switch {
+	case cfg.Identity != nil:
+		surf.Server = surface.Server{Command: cfg.Identity.Command, Args: append([]string{}, cfg.Identity.Args...), URL: cfg.Identity.URL}
+	case cfg.url != nil:
 		surf.Server = surface.Server{URL: cfg.URL}
-	} else {
+	default:
 		surf.Server = surface.Server{Command: cfg.Argv[0], Args: append([]string{}, cfg.Argv[1:]...)}
 	}
 	return surf, nil
@@ -212,6 +220,9 @@ func configure(o Options) (*config, error) {
 	if cfg.Version == "" {
 		cfg.Version = DefaultClientVersion
 	}
+	if id := o.Identity; id != nil && (id.IsHTTP() != (o.URL != "") || (!id.IsHTTP() && id.Command == "")) {
+		return nil, errors.New("capture: the recorded identity is not of the launch's kind")
+	}
 	p, err := ParseProtocol(string(o.Protocol))
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
@@ -227,6 +238,10 @@ func configure(o Options) (*config, error) {
 		}
 		cfg.url = u
 		cfg.display = u.Redacted()
+		if o.Identity != nil {
+			// The URL as written, not with the variables expanded.
+			cfg.display = redactedURL(o.Identity.URL)
+		}
 		if cfg.headers, err = parseHeaders(o.Headers); err != nil {
 			return nil, err
 		}
@@ -239,6 +254,9 @@ func configure(o Options) (*config, error) {
 		return nil, errors.New("capture: the server command is empty")
 	}
 	cfg.display = o.Argv[0]
+	if o.Identity != nil {
+		cfg.display = o.Identity.Command
+	}
 	env, err := childEnv(o.Env)
 	if err != nil {
 		return nil, err
@@ -289,4 +307,14 @@ func withDiag(msg, diag string) string {
 		return msg
 	}
 	return strings.TrimSuffix(msg, ".") + "; " + diag
+}
+
+// redactedURL is raw with any password hidden, or a placeholder when raw
+// does not parse.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(the configured URL)"
+	}
+	return u.Redacted()
 }

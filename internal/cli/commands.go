@@ -94,11 +94,13 @@ func newFlagSet(env Env, name, synopsis string) *flag.FlagSet {
 }
 
 func runPin(ctx context.Context, env Env, args []string) int {
-	fs := newFlagSet(env, "pin", "pin [flags] (-- CMD ARGS... | --url URL)")
+	fs := newFlagSet(env, "pin", "pin [flags] (-- CMD ARGS... | --url URL | --config FILE)")
 	var tf targetFlags
 	var of outputFlags
+	var cf configFlags
 	tf.register(fs)
 	of.register(fs)
+	cf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	approve := fs.Bool("approve", false, "approve the pinned surface (needs --approver)")
 	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` recorded with --approve (default $WARDEN_APPROVER)")
@@ -106,6 +108,16 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	allowSecret := fs.Bool("allow-secret-in-lock", false, "write the lock even if a value it stores verbatim (argv, names, enum values) looks like a secret")
 	if err := fs.Parse(args); err != nil {
 		return ExitError
+	}
+	if err := cf.usedWith(fs); err != nil {
+		return fail(env, oneLine(err))
+	}
+	if cf.path != "" {
+		if *approve && *approver == "" {
+			return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
+		}
+		return runPinConfig(ctx, env, &cf, &tf, of, ops.PinOptions{Approve: *approve, Approver: *approver, Actor: *actor,
+			Environment: env.Getenv("WARDEN_ENV"), AllowSecretInLock: *allowSecret})
 	}
 	target, err := tf.target(fs.Args())
 	target.Reaper = env.Reaper
@@ -139,14 +151,22 @@ func runPin(ctx context.Context, env Env, args []string) int {
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {
-	fs := newFlagSet(env, "check", "check [flags] (-- CMD ARGS... | --url URL)")
+	fs := newFlagSet(env, "check", "check [flags] (-- CMD ARGS... | --url URL | --config FILE)")
 	var tf targetFlags
 	var of outputFlags
+	var cf configFlags
 	tf.register(fs)
 	of.register(fs)
+	cf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	if err := fs.Parse(args); err != nil {
 		return ExitError
+	}
+	if err := cf.usedWith(fs); err != nil {
+		return fail(env, oneLine(err))
+	}
+	if cf.path != "" {
+		return runCheckConfig(ctx, env, &cf, &tf, of)
 	}
 	target, err := tf.target(fs.Args())
 	target.Reaper = env.Reaper

@@ -25,16 +25,8 @@ func sanitize(s string) string { return report.Message(s) }
 // results than code scanning accepts in a run, the report keeps the most
 // severe and a note on stderr says how many were left out.
 func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item) error {
-	root := env.Getenv("GITHUB_WORKSPACE")
-	if root == "" {
-		root = workDir(env)
-	}
-	opts := report.SARIFOptions{Version: env.Version, ArtifactURI: report.ArtifactURI(lockPath, root)}
-	if text, err := lock.ReadBytes(lockPath); err == nil {
-		opts.Lines = report.IndexLock(text)
-	}
 	var buf bytes.Buffer
-	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
+	if err := report.WriteSARIF(&buf, findings, items, sarifOptions(env, lockPath)); err != nil {
 		return err
 	}
 	if err := lock.WriteAtomic(path, buf.Bytes()); err != nil {

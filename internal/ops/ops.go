@@ -111,8 +111,8 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	}
 	// The URL is stored verbatim in the lock: refuse credentials in it
 	// before connecting.
-	if o.Target.URL != "" {
-		if err := storedURLError(o.Target.URL, o.AllowSecretInLock); err != nil {
+	if stored := storedURL(o.Target); stored != "" {
+		if err := storedURLError(stored, o.AllowSecretInLock); err != nil {
 			return nil, err
 		}
 	}
@@ -154,6 +154,15 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	return &PinResult{Lock: l, Findings: fs}, nil
 }
 
+// storedURL is the URL a pin of t would store: the recorded identity's when
+// there is one (a client config's URL before its variables are expanded).
+func storedURL(t Target) string {
+	if t.Identity != nil {
+		return t.Identity.URL
+	}
+	return t.URL
+}
+
 func now(clock func() time.Time) time.Time {
 	if clock == nil {
 		return time.Now()
@@ -179,6 +188,9 @@ type CheckResult struct {
 	// NewFindings are the current findings not embedded (approved) in the
 	// baseline; they are reported, never failed (SPEC §9).
 	NewFindings []lock.Finding
+	// ProtocolVersion is the MCP revision the capture spoke (what a pin
+	// records as pin.mcp_protocol_version).
+	ProtocolVersion string
 }
 
 // Check reads and validates the lock before spawning anything, captures the
@@ -223,6 +235,8 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		Drift:       drift.Compare(base, cur),
 		Findings:    fs,
 		NewFindings: newFindings(base.Findings, fs),
+
+		ProtocolVersion: s.ProtocolVersion,
 	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err

@@ -17,6 +17,16 @@ import (
 // non-ASCII unescaped), with a trailing newline when there is any record.
 func JSONL(findings []lock.Finding, items []drift.Item) string {
 	var b strings.Builder
+	for _, rec := range records(findings, items) {
+		b.WriteString(pyfmt.Dumps(rec, false))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// records are the --json records, findings first and then drift.
+func records(findings []lock.Finding, items []drift.Item) []*jsonv.Value {
+	recs := make([]*jsonv.Value, 0, len(findings)+len(items))
 	str := jsonv.NewString
 	for _, f := range findings {
 		rec := jsonv.NewObject(
@@ -28,8 +38,7 @@ func JSONL(findings []lock.Finding, items []drift.Item) string {
 			jsonv.M("message", str(f.Message)),
 			jsonv.M("snippet", str(f.Snippet)),
 		)
-		b.WriteString(pyfmt.Dumps(rec, false))
-		b.WriteByte('\n')
+		recs = append(recs, rec)
 	}
 	for _, it := range items {
 		detail := jsonv.NewNull()
@@ -46,10 +55,9 @@ func JSONL(findings []lock.Finding, items []drift.Item) string {
 			jsonv.M("message", str(it.Message)),
 			jsonv.M("detail", detail),
 		)
-		b.WriteString(pyfmt.Dumps(rec, false))
-		b.WriteByte('\n')
+		recs = append(recs, rec)
 	}
-	return b.String()
+	return recs
 }
 
 // WriteJSONL writes JSONL's text to w.

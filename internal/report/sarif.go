@@ -188,6 +188,11 @@ func WriteSARIF(w io.Writer, findings []lock.Finding, items []drift.Item, o SARI
 	if err != nil {
 		return err
 	}
+	return encodeSARIF(w, rep)
+}
+
+// encodeSARIF writes a SARIF report as indented JSON with a final newline.
+func encodeSARIF(w io.Writer, rep *sarif.Report) error {
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode SARIF: %w", err)

@@ -1,0 +1,380 @@
+// Package clientconfig reads the MCP client configurations teams commit —
+// {"mcpServers": {...}} (Claude Code's .mcp.json, Cursor's .cursor/mcp.json,
+// Claude Desktop) and VS Code's {"servers": {...}} (.vscode/mcp.json, JSONC)
+// — into the servers warden captures, one lock per server.
+//
+// Values may refer to the environment as the clients define it: ${VAR} and
+// ${VAR:-default} (Claude Code), ${env:VAR} (VS Code, Cursor), plus
+// ${workspaceFolder}, ${workspaceFolderBasename}, ${userHome} and
+// ${pathSeparator}. They are expanded only for the launch: the argv and URL
+// a lock records are the values as written in the config, so a lock never
+// holds what came from the environment and is the same on every machine.
+// A server that needs ${input:...} (a prompt no CI can answer) is refused
+// by name.
+package clientconfig
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// MaxFileBytes bounds a config file: real ones are a few kilobytes.
+const MaxFileBytes = 1 << 20
+
+// Form is the shape of a config file.
+type Form string
+
+const (
+	// FormMCPServers is {"mcpServers": {...}} (Claude Code, Cursor,
+	// Claude Desktop).
+	FormMCPServers Form = "mcpServers"
+	// FormVSCode is VS Code's {"servers": {...}, "inputs": [...]}.
+	FormVSCode Form = "servers"
+)
+
+// Server is one configured server, ready to capture.
+type Server struct {
+	// Name is the server's key in the config.
+	Name string
+	// LockName is the file name of its lock: "<name>.warden.lock", with
+	// characters unsafe in a file name replaced by "_".
+	LockName string
+	// Disabled servers are listed so that a run can say it skipped them.
+	Disabled bool
+	// Err is why the server cannot be captured (an unset variable, an
+	// input prompt, a malformed entry); the other fields are then partial.
+	Err error
+
+	// Argv and URL are the launch as written in the config (variables
+	// unexpanded): what the lock records.
+	Argv []string
+	URL  string
+	// LaunchArgv and LaunchURL are the same with variables expanded: what
+	// is launched or connected to.
+	LaunchArgv []string
+	LaunchURL  string
+	// Env holds "NAME=VALUE" entries for a stdio server (expanded).
+	Env []string
+	// Headers holds "Name: value" entries for an HTTP server (expanded).
+	Headers []string
+	// Dir is a stdio server's working directory (expanded), or "".
+	Dir string
+}
+
+// Config is a parsed config file.
+type Config struct {
+	Path string
+	Form Form
+	// Servers are in the order of the file.
+	Servers []Server
+}
+
+// Env is how the config reaches the environment: Lookup reads a variable,
+// Workspace is the folder ${workspaceFolder} names, Home ${userHome}.
+type Env struct {
+	Lookup    func(string) (string, bool)
+	Workspace string
+	Home      string
+}
+
+// ReadFile reads the config at path: a regular file of at most
+// MaxFileBytes. The workspace folder is the directory that holds the
+// client's folder (.vscode, .cursor) or, for a file at the top (.mcp.json),
+// the file's own directory.
+func ReadFile(path string, lookup func(string) (string, bool)) (*Config, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("read config %s: not a regular file", path)
+	}
+	if info.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("read config %s: larger than %d bytes", path, MaxFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("read config %s: larger than %d bytes", path, MaxFileBytes)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	home, _ := lookup("HOME")
+	cfg, err := Parse(data, Env{Lookup: lookup, Workspace: workspaceOf(abs), Home: home})
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	cfg.Path = path
+	return cfg, nil
+}
+
+// workspaceOf is the workspace folder of a config file.
+func workspaceOf(abs string) string {
+	dir := filepath.Dir(abs)
+	switch filepath.Base(dir) {
+	case ".vscode", ".cursor", ".claude":
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+// Parse reads a config's bytes. JSON with comments and trailing commas
+// (JSONC) is accepted in both forms; duplicate keys, a file with both or
+// neither of mcpServers and servers, and a servers member that is not an
+// object are refused. Problems of one server are recorded in its Err, so
+// that the others can still be captured.
+func Parse(data []byte, env Env) (*Config, error) {
+	std, err := hujson.Standardize(append([]byte(nil), data...))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON or JSONC: %w", err)
+	}
+	doc, err := jsonv.Parse(std, jsonv.Options{MaxDepth: 64})
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if doc.Kind != jsonv.Object {
+		return nil, errors.New("the config is not a JSON object")
+	}
+	mcp, vscode := doc.Get("mcpServers"), doc.Get("servers")
+	cfg := &Config{}
+	var servers *jsonv.Value
+	switch {
+	case mcp != nil && vscode != nil:
+		return nil, errors.New(`the config has both "mcpServers" and "servers"; keep one`)
+	case mcp != nil:
+		cfg.Form, servers = FormMCPServers, mcp
+	case vscode != nil:
+		cfg.Form, servers = FormVSCode, vscode
+	default:
+		return nil, errors.New(`the config has neither "mcpServers" nor "servers"`)
+	}
+	if servers.Kind != jsonv.Object {
+		return nil, fmt.Errorf("%q is not an object", string(cfg.Form))
+	}
+	files := map[string]string{}
+	for _, m := range servers.Members {
+		s := parseServer(m.Key, m.Value, env)
+		if prev, dup := files[s.LockName]; dup && s.Err == nil {
+			s.Err = fmt.Errorf("its lock file %s would be the same as server %s's; rename one", s.LockName, quote(prev))
+		}
+		files[s.LockName] = m.Key
+		cfg.Servers = append(cfg.Servers, s)
+	}
+	return cfg, nil
+}
+
+// parseServer reads one server entry.
+func parseServer(name string, v *jsonv.Value, env Env) Server {
+	s := Server{Name: name, LockName: LockFileName(name)}
+	if v.Kind != jsonv.Object {
+		s.Err = errors.New("the entry is not an object")
+		return s
+	}
+	if d := v.Get("disabled"); d != nil {
+		if d.Kind != jsonv.Bool {
+			s.Err = errors.New(`"disabled" is not true or false`)
+			return s
+		}
+		s.Disabled = d.Bool
+	}
+	s.Err = s.fill(v, env)
+	return s
+}
+
+// fill reads the launch of a server entry and expands its variables.
+func (s *Server) fill(v *jsonv.Value, env Env) error {
+	typ, err := optString(v, "type")
+	if err != nil {
+		return err
+	}
+	command, err := optString(v, "command")
+	if err != nil {
+		return err
+	}
+	url, err := optString(v, "url")
+	if err != nil {
+		return err
+	}
+	if v.Has("envFile") {
+		return errors.New(`"envFile" is not supported (name the variables in "env")`)
+	}
+	switch typ {
+	case "", "stdio", "http", "sse", "streamable-http", "streamableHttp":
+	default:
+		return fmt.Errorf("type %s is not stdio, http or sse", quote(typ))
+	}
+	if command != "" && url != "" {
+		return errors.New(`the entry has both "command" and "url"`)
+	}
+	remote := typ == "http" || typ == "sse" || typ == "streamable-http" || typ == "streamableHttp" || (typ == "" && command == "" && url != "")
+	x := expander{env: env}
+	if remote {
+		if url == "" {
+			return errors.New(`an http or sse server needs a "url"`)
+		}
+		s.URL = url
+		if s.LaunchURL, err = x.expand(url, "url"); err != nil {
+			return err
+		}
+		headers, err := stringMap(v, "headers")
+		if err != nil {
+			return err
+		}
+		for _, h := range headers {
+			value, err := x.expand(h[1], "headers."+h[0])
+			if err != nil {
+				return err
+			}
+			if strings.Contains(value, "${") {
+				return fmt.Errorf("headers.%s: the value from the environment contains \"${\"", h[0])
+			}
+			s.Headers = append(s.Headers, h[0]+": "+value)
+		}
+		if v.Has("env") || v.Has("args") {
+			return errors.New(`"env" and "args" apply to stdio servers, not to a url`)
+		}
+		return nil
+	}
+	if command == "" {
+		return errors.New(`a stdio server needs a "command"`)
+	}
+	args, err := stringList(v, "args")
+	if err != nil {
+		return err
+	}
+	s.Argv = append([]string{command}, args...)
+	for i, a := range s.Argv {
+		where := "command"
+		if i > 0 {
+			where = fmt.Sprintf("args[%d]", i-1)
+		}
+		e, err := x.expand(a, where)
+		if err != nil {
+			return err
+		}
+		s.LaunchArgv = append(s.LaunchArgv, e)
+	}
+	envs, err := stringMap(v, "env")
+	if err != nil {
+		return err
+	}
+	for _, kv := range envs {
+		if kv[0] == "" || strings.ContainsAny(kv[0], "=\x00") {
+			return fmt.Errorf("env: invalid variable name %s", quote(kv[0]))
+		}
+		value, err := x.expand(kv[1], "env."+kv[0])
+		if err != nil {
+			return err
+		}
+		s.Env = append(s.Env, kv[0]+"="+value)
+	}
+	cwd, err := optString(v, "cwd")
+	if err != nil {
+		return err
+	}
+	if cwd != "" {
+		if s.Dir, err = x.expand(cwd, "cwd"); err != nil {
+			return err
+		}
+		if !filepath.IsAbs(s.Dir) {
+			s.Dir = filepath.Join(env.Workspace, s.Dir)
+		}
+	}
+	if v.Has("headers") {
+		return errors.New(`"headers" apply to a url, not to a stdio server`)
+	}
+	return nil
+}
+
+// LockFileName is the lock file of a server: "<name>.warden.lock", every
+// character other than ASCII letters, digits, '.', '-' and '_' replaced by
+// '_', and a leading '.' too, so that no name can climb out of the lock
+// directory or hide its lock.
+func LockFileName(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		case r == '.' && i > 0:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		b.WriteByte('_')
+	}
+	return b.String() + ".warden.lock"
+}
+
+func optString(v *jsonv.Value, key string) (string, error) {
+	x := v.Get(key)
+	if x.IsNull() {
+		return "", nil
+	}
+	s, ok := x.Str()
+	if !ok {
+		return "", fmt.Errorf("%q is not a string", key)
+	}
+	return s, nil
+}
+
+func stringList(v *jsonv.Value, key string) ([]string, error) {
+	x := v.Get(key)
+	if x.IsNull() {
+		return nil, nil
+	}
+	if x.Kind != jsonv.Array {
+		return nil, fmt.Errorf("%q is not an array of strings", key)
+	}
+	out := make([]string, 0, len(x.Items))
+	for i, it := range x.Items {
+		s, ok := it.Str()
+		if !ok {
+			return nil, fmt.Errorf("%s[%d] is not a string", key, i)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// stringMap reads an object of strings as ordered pairs.
+func stringMap(v *jsonv.Value, key string) ([][2]string, error) {
+	x := v.Get(key)
+	if x.IsNull() {
+		return nil, nil
+	}
+	if x.Kind != jsonv.Object {
+		return nil, fmt.Errorf("%q is not an object of strings", key)
+	}
+	out := make([][2]string, 0, len(x.Members))
+	for _, m := range x.Members {
+		s, ok := m.Value.Str()
+		if !ok {
+			return nil, fmt.Errorf("%s.%s is not a string", key, m.Key)
+		}
+		out = append(out, [2]string{m.Key, s})
+	}
+	return out, nil
+}
+
+// quote renders config text in a message, escaped and capped.
+func quote(s string) string {
+	const most = 80
+	if len(s) > most {
+		s = s[:most] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

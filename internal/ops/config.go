@@ -1,0 +1,178 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// DefaultJobs is how many servers of a config are captured at once.
+const DefaultJobs = 4
+
+// ConfigOptions configure PinConfig and CheckConfig: which servers of a
+// client config, where their locks live, and what every capture shares.
+type ConfigOptions struct {
+	Config *clientconfig.Config
+	// Servers selects servers by name; empty means every server.
+	Servers []string
+	// LockDir holds the locks; empty means the config's own directory.
+	LockDir string
+	// Jobs bounds the captures running at once; zero means DefaultJobs.
+	Jobs int
+	// Base carries what every server's capture shares: bounds, timeout
+	// (each capture has its own), protocol, reaper. Its launch fields are
+	// ignored.
+	Base Target
+	// Version is warden's version.
+	Version string
+
+	// Pin only.
+	Approve           bool
+	Approver          string
+	Actor             string
+	Environment       string
+	AllowSecretInLock bool
+	Now               func() time.Time
+}
+
+// ServerRun is one server's part of a config run.
+type ServerRun struct {
+	Name     string
+	LockPath string
+	// Skipped is set for a server the config marks disabled.
+	Skipped bool
+	// Pin or Check holds the result; Err the failure (exit 2 for the run).
+	Pin   *PinResult
+	Check *CheckResult
+	Err   error
+}
+
+// PinConfig pins every selected server into its own lock.
+func PinConfig(ctx context.Context, o ConfigOptions) ([]ServerRun, error) {
+	return runConfig(ctx, o, func(ctx context.Context, run *ServerRun, t Target) {
+		run.Pin, run.Err = Pin(ctx, PinOptions{
+			Target:            t,
+			LockPath:          run.LockPath,
+			Approve:           o.Approve,
+			Approver:          o.Approver,
+			Version:           o.Version,
+			Actor:             o.Actor,
+			Environment:       o.Environment,
+			Now:               o.Now,
+			AllowSecretInLock: o.AllowSecretInLock,
+		})
+	})
+}
+
+// CheckConfig checks every selected server against its own lock. A server
+// without a lock is an error for that server, never a pass.
+func CheckConfig(ctx context.Context, o ConfigOptions) ([]ServerRun, error) {
+	return runConfig(ctx, o, func(ctx context.Context, run *ServerRun, t Target) {
+		if _, err := os.Lstat(run.LockPath); errors.Is(err, os.ErrNotExist) {
+			run.Err = fmt.Errorf("no lock at %s (pin it with: warden pin --config ... --server %s)", run.LockPath, run.Name)
+			return
+		}
+		run.Check, run.Err = Check(ctx, CheckOptions{Target: t, LockPath: run.LockPath, Version: o.Version})
+	})
+}
+
+// runConfig selects the servers, then runs each (at most o.Jobs at once)
+// and returns their runs in the config's order.
+func runConfig(ctx context.Context, o ConfigOptions, each func(context.Context, *ServerRun, Target)) ([]ServerRun, error) {
+	if o.Config == nil {
+		return nil, errors.New("no client config given")
+	}
+	selected, err := selectServers(o.Config, o.Servers)
+	if err != nil {
+		return nil, err
+	}
+	dir := o.LockDir
+	if dir == "" {
+		dir = filepath.Dir(o.Config.Path)
+	}
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = DefaultJobs
+	}
+	runs := make([]ServerRun, len(selected))
+	slots := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for i, s := range selected {
+		runs[i] = ServerRun{Name: s.Name, LockPath: filepath.Join(dir, s.LockName), Skipped: s.Disabled}
+		switch {
+		case s.Disabled:
+			continue
+		case s.Err != nil:
+			runs[i].Err = fmt.Errorf("server %s: %w", s.Name, s.Err)
+			continue
+		}
+		t := serverTarget(o.Base, s)
+		wg.Add(1)
+		go func(run *ServerRun) {
+			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				run.Err = Cancelled(ctx)
+				return
+			}
+			defer func() { <-slots }()
+			each(ctx, run, t)
+		}(&runs[i])
+	}
+	wg.Wait()
+	return runs, nil
+}
+
+// selectServers keeps the named servers (all when names is empty), in the
+// config's order, refusing a name the config does not have.
+func selectServers(c *clientconfig.Config, names []string) ([]clientconfig.Server, error) {
+	if len(names) == 0 {
+		if len(c.Servers) == 0 {
+			return nil, fmt.Errorf("config %s lists no servers", c.Path)
+		}
+		return c.Servers, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []clientconfig.Server
+	for _, s := range c.Servers {
+		if want[s.Name] {
+			out = append(out, s)
+			delete(want, s.Name)
+		}
+	}
+	for _, n := range names {
+		if want[n] {
+			return nil, fmt.Errorf("config %s has no server named %q", c.Path, n)
+		}
+	}
+	return out, nil
+}
+
+// serverTarget is the capture of one configured server: the launch with
+// its variables expanded, its own environment and headers, and the launch
+// as written in the config as the identity the lock records.
+func serverTarget(base Target, s clientconfig.Server) Target {
+	t := base
+	t.Argv, t.URL, t.Env, t.Headers, t.Dir = nil, "", nil, nil, s.Dir
+	if s.URL != "" {
+		t.URL = s.LaunchURL
+		t.Headers = s.Headers
+		t.Identity = &surface.Server{URL: s.URL}
+		return t
+	}
+	t.Argv = s.LaunchArgv
+	t.Env = s.Env
+	t.Identity = &surface.Server{Command: s.Argv[0], Args: append([]string{}, s.Argv[1:]...)}
+	return t
+}
