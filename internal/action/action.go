@@ -138,6 +138,9 @@ func (r *runner) run(ctx context.Context) int {
 		Dir:    r.workDir,
 		Reaper: r.reaper,
 	}
+	if in.Config != "" {
+		return r.runConfig(ctx, target)
+	}
 	if in.Mode == ModePin {
 		return r.pin(ctx, target)
 	}
@@ -368,16 +371,7 @@ func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *
 	}); err != nil {
 		return err
 	}
-	if _, err := ResolveFile(r.workspace, r.workDir, "sarif", r.sarifAbs); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(r.sarifAbs), 0o755); err != nil {
-		return fmt.Errorf("create SARIF directory: %w", err)
-	}
-	if err := lock.WriteAtomic(r.sarifAbs, buf.Bytes()); err != nil {
-		return fmt.Errorf("write SARIF: %w", err)
-	}
-	return nil
+	return r.writeSARIFBytes(buf.Bytes())
 }
 
 // finish writes the summary and the outputs of a completed run.

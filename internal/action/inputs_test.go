@@ -164,6 +164,9 @@ func TestParseInputs(t *testing.T) {
 		{"max-items zero", map[string]string{"server-cmd": "srv", "max-items": "0"}, nil, "input max-items"},
 		{"max-pages text", map[string]string{"server-cmd": "srv", "max-pages": "many"}, nil, "input max-pages"},
 		{"lock newline", map[string]string{"server-cmd": "srv", "lock": "a\nb"}, nil, "input lock"},
+		{"config and server-cmd", map[string]string{"config": ".mcp.json", "server-cmd": "srv"}, nil, "give exactly one"},
+		{"servers without config", map[string]string{"server-cmd": "srv", "servers": "a"}, nil, "input servers: only used with config"},
+		{"headers with config", map[string]string{"config": ".mcp.json", "headers": "A: b"}, nil, "not used with config"},
 		{"protocol unknown", map[string]string{"server-cmd": "srv", "protocol": "2026-07-28"}, nil, "input protocol must be auto, modern or legacy"},
 	}
 	for _, tt := range tests {

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
 	"github.com/wardenlock/warden/internal/lock"
@@ -84,19 +82,6 @@ func lookupEnv(env Env) func(string) (string, bool) {
 	}
 }
 
-// tally counts the outcomes of a config run for its last line and exit code.
-type tally struct{ clean, drift, failed, skipped int }
-
-func (t tally) exitCode() int {
-	switch {
-	case t.failed > 0:
-		return ExitError
-	case t.drift > 0:
-		return ExitDrift
-	}
-	return ExitClean
-}
-
 // runPinConfig pins every selected server of a config into its own lock.
 func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags, of outputFlags, pin ops.PinOptions) int {
 	o, err := cf.options(env, tf)
@@ -111,9 +96,7 @@ func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags
 	if err := ops.Cancelled(ctx); err != nil {
 		return fail(env, oneLine(err))
 	}
-	return reportConfig(env, of, runs, func(w *bytes.Buffer, run ops.ServerRun) error {
-		return report.WritePinText(w, run.LockPath, run.Pin.Lock, run.Pin.Findings)
-	})
+	return reportConfig(env, of, "pin", runs)
 }
 
 // runCheckConfig checks every selected server of a config against its lock.
@@ -129,39 +112,14 @@ func runCheckConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFla
 	if err := ops.Cancelled(ctx); err != nil {
 		return fail(env, oneLine(err))
 	}
-	return reportConfig(env, of, runs, func(w *bytes.Buffer, run ops.ServerRun) error {
-		return report.WriteCheckText(w, run.LockPath, run.Check.Drift)
-	})
+	return reportConfig(env, of, "check", runs)
 }
 
 // reportConfig writes the run's report — text with every line prefixed by
 // its server, or JSON lines with a "server" key, and SARIF with a run per
 // server — and returns the worst exit code over the servers.
-func reportConfig(env Env, of outputFlags, runs []ops.ServerRun, text func(*bytes.Buffer, ops.ServerRun) error) int {
-	var t tally
-	reports := make([]report.ServerReport, 0, len(runs))
-	for _, run := range runs {
-		r := report.ServerReport{Name: run.Name, Skipped: run.Skipped}
-		switch {
-		case run.Skipped:
-			t.skipped++
-		case run.Err != nil:
-			t.failed++
-			r.Error = oneLine(run.Err)
-		case run.Check != nil:
-			r.Findings, r.Drift = run.Check.Findings, run.Check.Drift
-			if len(run.Check.Drift) > 0 {
-				t.drift++
-			} else {
-				t.clean++
-			}
-		case run.Pin != nil:
-			r.Findings = run.Pin.Findings
-			t.clean++
-		}
-		r.SARIF = sarifOptions(env, run.LockPath)
-		reports = append(reports, r)
-	}
+func reportConfig(env Env, of outputFlags, mode string, runs []ops.ServerRun) int {
+	reports := ops.ServerReports(mode, runs, nil, func(lockPath string) report.SARIFOptions { return sarifOptions(env, lockPath) })
 	if of.sarif != "" {
 		var buf bytes.Buffer
 		if err := report.WriteServerSARIF(&buf, reports); err != nil {
@@ -171,37 +129,22 @@ func reportConfig(env Env, of outputFlags, runs []ops.ServerRun, text func(*byte
 			return fail(env, oneLine(err))
 		}
 	}
+	var err error
 	if of.json {
-		if err := report.WriteServerJSONL(env.Stdout, reports); err != nil {
-			return fail(env, oneLine(err))
-		}
-		return t.exitCode()
+		err = report.WriteServerJSONL(env.Stdout, reports)
+	} else {
+		err = report.WriteServerText(env.Stdout, reports)
 	}
-	out := bufio.NewWriter(env.Stdout)
-	for i, run := range runs {
-		prefix := "[" + sanitize(run.Name) + "] "
-		switch {
-		case run.Skipped:
-			fmt.Fprintf(out, "%sskipped: disabled in the config\n", prefix)
-		case run.Err != nil:
-			fmt.Fprintf(out, "%serror: %s\n", prefix, sanitize(reports[i].Error))
-		default:
-			var buf bytes.Buffer
-			if err := text(&buf, run); err != nil {
-				return fail(env, oneLine(err))
-			}
-			for _, line := range strings.SplitAfter(buf.String(), "\n") {
-				if line != "" {
-					out.WriteString(prefix + line)
-				}
-			}
-		}
-	}
-	fmt.Fprintf(out, "%d server(s): %d clean, %d drift, %d error, %d skipped\n", len(runs), t.clean, t.drift, t.failed, t.skipped)
-	if err := out.Flush(); err != nil {
+	if err != nil {
 		return fail(env, oneLine(err))
 	}
-	return t.exitCode()
+	switch report.CountServers(reports).Verdict() {
+	case report.VerdictError:
+		return ExitError
+	case report.VerdictDrift:
+		return ExitDrift
+	}
+	return ExitClean
 }
 
 // sarifOptions locates one lock's results: its URI relative to the

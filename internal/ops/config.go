@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/report"
 	"github.com/wardenlock/warden/internal/surface"
 )
 
@@ -175,4 +176,31 @@ func serverTarget(base Target, s clientconfig.Server) Target {
 	t.Env = s.Env
 	t.Identity = &surface.Server{Command: s.Argv[0], Args: append([]string{}, s.Argv[1:]...)}
 	return t
+}
+
+// ServerReports turns a config run into the reports' shape. mode is "pin"
+// or "check"; display shows a lock path to the user (nil: as is); sarif
+// locates each lock's results for its SARIF run.
+func ServerReports(mode string, runs []ServerRun, display func(string) string, sarif func(lockPath string) report.SARIFOptions) []report.ServerReport {
+	if display == nil {
+		display = func(p string) string { return p }
+	}
+	out := make([]report.ServerReport, 0, len(runs))
+	for _, run := range runs {
+		r := report.ServerReport{Name: run.Name, Mode: mode, LockPath: display(run.LockPath), Skipped: run.Skipped}
+		switch {
+		case run.Skipped:
+		case run.Err != nil:
+			r.Error = run.Err.Error()
+		case run.Check != nil:
+			r.Findings, r.Drift = run.Check.Findings, run.Check.Drift
+		case run.Pin != nil:
+			r.Lock, r.Findings = run.Pin.Lock, run.Pin.Findings
+		}
+		if sarif != nil && !run.Skipped && run.Err == nil {
+			r.SARIF = sarif(run.LockPath)
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -16,7 +16,12 @@ import (
 // ServerReport is one server's part of a report over a client config.
 type ServerReport struct {
 	// Name is the server's name in the config.
-	Name     string
+	Name string
+	// Mode is "pin" or "check"; LockPath is the lock as shown to the user.
+	Mode     string
+	LockPath string
+	// Lock is the lock a pin wrote.
+	Lock     *lock.Lock
 	Findings []lock.Finding
 	Drift    []drift.Item
 	// Error is why the server could not be checked or pinned ("" if it
@@ -93,4 +98,119 @@ func WriteServerSARIF(w io.Writer, servers []ServerReport) error {
 		}
 	}
 	return encodeSARIF(w, rep)
+}
+
+// ServerCounts tallies a run over several servers.
+type ServerCounts struct {
+	Clean, Drift, Failed, Skipped int
+}
+
+// CountServers tallies the servers' outcomes.
+func CountServers(servers []ServerReport) ServerCounts {
+	var c ServerCounts
+	for _, s := range servers {
+		switch {
+		case s.Skipped:
+			c.Skipped++
+		case s.Error != "":
+			c.Failed++
+		case len(s.Drift) > 0:
+			c.Drift++
+		default:
+			c.Clean++
+		}
+	}
+	return c
+}
+
+// Verdict is the run's verdict: error if any server failed, else drift if
+// any drifted, else clean.
+func (c ServerCounts) Verdict() string {
+	switch {
+	case c.Failed > 0:
+		return VerdictError
+	case c.Drift > 0:
+		return VerdictDrift
+	}
+	return VerdictClean
+}
+
+// WriteServerText writes the text report of a run over several servers:
+// each server's usual report with every line prefixed by "[name] ", then a
+// line with the counts.
+func WriteServerText(w io.Writer, servers []ServerReport) error {
+	var b strings.Builder
+	for _, s := range servers {
+		prefix := "[" + Message(s.Name) + "] "
+		var one strings.Builder
+		switch {
+		case s.Skipped:
+			one.WriteString("skipped: disabled in the config\n")
+		case s.Error != "":
+			one.WriteString("error: " + Message(s.Error) + "\n")
+		case s.Mode == "pin":
+			if err := WritePinText(&one, s.LockPath, s.Lock, s.Findings); err != nil {
+				return err
+			}
+		default:
+			if err := WriteCheckText(&one, s.LockPath, s.Drift); err != nil {
+				return err
+			}
+		}
+		for _, line := range strings.SplitAfter(one.String(), "\n") {
+			if line != "" {
+				b.WriteString(prefix + line)
+			}
+		}
+	}
+	c := CountServers(servers)
+	fmt.Fprintf(&b, "%d server(s): %d clean, %d drift, %d error, %d skipped\n", len(servers), c.Clean, c.Drift, c.Failed, c.Skipped)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// RenderServerSummary is the job summary of a run over several servers: the
+// verdict, a table with a row per server, and each drifting server's drift
+// table. Server-controlled text is escaped and clipped as in RenderSummary.
+func RenderServerSummary(mode string, servers []ServerReport, sarifPath string) string {
+	var b strings.Builder
+	c := CountServers(servers)
+	fmt.Fprintf(&b, "## warden %s: %s\n\n", mode, c.Verdict())
+	fmt.Fprintf(&b, "%d server(s): %d clean, %d drift, %d error, %d skipped.\n\n", len(servers), c.Clean, c.Drift, c.Failed, c.Skipped)
+	b.WriteString("| server | lock | verdict | drift | findings |\n|---|---|---|---|---|\n")
+	for _, s := range servers {
+		verdict := VerdictClean
+		switch {
+		case s.Skipped:
+			verdict = "skipped"
+		case s.Error != "":
+			verdict = VerdictError + ": " + cell(s.Error)
+		case len(s.Drift) > 0:
+			verdict = VerdictDrift
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(s.Name), code(s.LockPath), verdict, len(s.Drift), len(s.Findings))
+	}
+	for _, s := range servers {
+		if len(s.Drift) == 0 || s.Skipped || s.Error != "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n\n| severity | class | target | detail |\n|---|---|---|---|\n", cell(s.Name))
+		for i, it := range s.Drift {
+			if i == DefaultSummaryRows {
+				fmt.Fprintf(&b, "\n%d more drift item(s) of %s are in the SARIF file.\n", len(s.Drift)-i, cell(s.Name))
+				break
+			}
+			detail := ""
+			if it.Detail != nil {
+				detail = *it.Detail
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", it.Severity, it.Class, cell(it.Target), cell(detail))
+		}
+	}
+	if sarifPath != "" {
+		fmt.Fprintf(&b, "\nSARIF (a run per server): %s\n", code(sarifPath))
+	}
+	return capSummary(b.String())
 }

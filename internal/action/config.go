@@ -1,0 +1,170 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/ops"
+	"github.com/wardenlock/warden/internal/report"
+)
+
+// runConfig pins or checks every selected server of the config input, each
+// against its own <name>.warden.lock beside the config, and reports the run
+// as one: annotations on each lock's lines, one SARIF file with a run per
+// server, a job summary with a row per server, and the worst exit code.
+func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
+	configAbs, err := ResolveFile(r.workspace, r.workDir, "config", r.in.Config)
+	if err != nil {
+		return r.fail(err)
+	}
+	cfg, err := clientconfig.ReadFile(configAbs, func(name string) (string, bool) {
+		v := r.getenv(name)
+		return v, v != ""
+	})
+	if err != nil {
+		return r.fail(err)
+	}
+	// Every lock is a file the pull request controls: none may lead
+	// outside the workspace.
+	for _, s := range cfg.Servers {
+		if _, err := ResolveFile(r.workspace, r.workDir, "config", filepath.Join(filepath.Dir(configAbs), s.LockName)); err != nil {
+			return r.fail(fmt.Errorf("server %s: %w", s.Name, err))
+		}
+	}
+	base.Argv, base.URL, base.Dir = nil, "", ""
+	o := ops.ConfigOptions{Config: cfg, Servers: r.in.Servers, Base: base, Version: r.version}
+	mode := r.in.Mode
+	resume, err := r.quiet()
+	if err != nil {
+		return r.fail(err)
+	}
+	var runs []ops.ServerRun
+	if mode == ModePin {
+		o.Approve, o.Approver = r.in.Approver != "", r.in.Approver
+		o.Actor = r.getenv("WARDEN_ACTOR")
+		if o.Actor == "" {
+			o.Actor = r.getenv("GITHUB_ACTOR")
+		}
+		o.Environment = r.getenv("WARDEN_ENV")
+		if o.Environment == "" {
+			o.Environment = "github-actions"
+		}
+		o.AllowSecretInLock = r.in.AllowSecretInLock
+		runs, err = ops.PinConfig(ctx, o)
+	} else {
+		runs, err = ops.CheckConfig(ctx, o)
+	}
+	resume()
+	if err != nil {
+		return r.fail(err)
+	}
+	if err := ops.Cancelled(ctx); err != nil {
+		return r.fail(err)
+	}
+
+	lines := map[string]*report.LineIndex{}
+	reports := ops.ServerReports(mode, runs, r.display, func(lockPath string) report.SARIFOptions {
+		idx := r.indexLockAt(lockPath)
+		lines[lockPath] = idx
+		return report.SARIFOptions{Version: r.version, ArtifactURI: report.ArtifactURI(lockPath, r.workspace), Lines: idx}
+	})
+	if err := r.writeServerSARIF(reports); err != nil {
+		return r.fail(err)
+	}
+	for _, run := range runs {
+		if run.Skipped || run.Err != nil {
+			continue
+		}
+		// As for one server: findings already approved in a lock are not
+		// raised again on the job page; SARIF carries them all.
+		var findings []lock.Finding
+		var items []drift.Item
+		if run.Check != nil {
+			findings, items = run.Check.NewFindings, run.Check.Drift
+		} else if run.Pin != nil {
+			findings = run.Pin.Findings
+		}
+		if err := report.WriteAnnotations(r.log, findings, items, report.AnnotationOptions{
+			File: r.display(run.LockPath), Lines: lines[run.LockPath], SARIFPath: r.display(r.sarifAbs),
+		}); err != nil {
+			return r.fail(err)
+		}
+	}
+	if err := r.quietly(func(w io.Writer) error { return report.WriteServerText(w, reports) }); err != nil {
+		return r.fail(err)
+	}
+	counts := report.CountServers(reports)
+	code := ExitClean
+	switch counts.Verdict() {
+	case report.VerdictError:
+		code = ExitError
+	case report.VerdictDrift:
+		code = ExitDrift
+	}
+	driftCount := 0
+	for _, s := range reports {
+		driftCount += len(s.Drift)
+	}
+	if err := ops.Cancelled(ctx); err != nil {
+		return r.fail(err)
+	}
+	if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		md := report.RenderServerSummary(mode, reports, r.display(r.sarifAbs))
+		if err := appendFile(path, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
+			return r.fail(err)
+		}
+	}
+	if err := r.writeOutputs([]Output{
+		{"exit-code", strconv.Itoa(code)},
+		{"verdict", counts.Verdict()},
+		{"drift-count", strconv.Itoa(driftCount)},
+		// One digest cannot stand for several locks.
+		{"overall-digest", ""},
+		{"sarif", r.display(r.sarifAbs)},
+	}); err != nil {
+		return r.fail(err)
+	}
+	return code
+}
+
+// indexLockAt locates entries in a lock's text for annotations and SARIF,
+// read as boundedly as the lock reader reads; nil if it cannot be read.
+func (r *runner) indexLockAt(path string) *report.LineIndex {
+	text, err := lock.ReadBytes(path)
+	if err != nil {
+		return nil
+	}
+	return report.IndexLock(text)
+}
+
+// writeServerSARIF writes the run's SARIF file: a run per server.
+func (r *runner) writeServerSARIF(reports []report.ServerReport) error {
+	var buf bytes.Buffer
+	if err := report.WriteServerSARIF(&buf, reports); err != nil {
+		return err
+	}
+	return r.writeSARIFBytes(buf.Bytes())
+}
+
+// writeSARIFBytes writes the SARIF file atomically, inside the workspace,
+// never through a symlink.
+func (r *runner) writeSARIFBytes(data []byte) error {
+	if _, err := ResolveFile(r.workspace, r.workDir, "sarif", r.sarifAbs); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.sarifAbs), 0o755); err != nil {
+		return fmt.Errorf("create SARIF directory: %w", err)
+	}
+	if err := lock.WriteAtomic(r.sarifAbs, data); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	return nil
+}
