@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,56 @@ func TestConfigUsage(t *testing.T) {
 	if code != ExitError || strings.Contains(out+errs, "tok-s3cret") {
 		t.Errorf("a failed launch quotes the variable's value or passed: exit %d\n%s%s", code, out, errs)
 	}
+}
+
+// TestConfigServersDoNotShareEnvironment: two servers captured at once each
+// get the allow-listed environment and their own env entries, nothing of
+// the other's and nothing else of warden's.
+func TestConfigServersDoNotShareEnvironment(t *testing.T) {
+	envserver := testserver.Build(t, "testdata/servers/envserver")
+	dir := t.TempDir()
+	config := filepath.Join(dir, ".mcp.json")
+	cfg := `{"mcpServers": {
+	  "a": {"command": ` + q(envserver) + `, "env": {"ONLY_A": "${SECRET_A}"}},
+	  "b": {"command": ` + q(envserver) + `, "env": {"ONLY_B": "b-value"}}
+	}}`
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"SECRET_A": "a-secret", "UNRELATED": "x", "PATH": os.Getenv("PATH")}
+	code, out, errs := runWith(t, vars, "pin", "--config", config, "--jobs", "2", "--json")
+	if code != ExitClean {
+		t.Fatalf("pin: exit %d\n%s%s", code, out, errs)
+	}
+	for server, want := range map[string][]string{"a": {"ONLY_A"}, "b": {"ONLY_B"}} {
+		l := readLockNames(t, filepath.Join(dir, server+".warden.lock"))
+		for _, name := range l {
+			if strings.HasPrefix(name, "ONLY_") && name != want[0] || name == "UNRELATED" || name == "SECRET_A" {
+				t.Errorf("server %s saw %s", server, name)
+			}
+		}
+		if !slices.Contains(l, want[0]) {
+			t.Errorf("server %s did not get %s: %v", server, want[0], l)
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, server+".warden.lock"))
+		if strings.Contains(string(data), "a-secret") {
+			t.Errorf("lock of %s holds the variable's value", server)
+		}
+	}
+}
+
+func readLockNames(t *testing.T, path string) []string {
+	t.Helper()
+	var doc struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &doc) != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	var names []string
+	for _, tool := range doc.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
 }
