@@ -100,6 +100,14 @@ type Options struct {
 	Dir string
 	// Protocol is the protocol era to speak; "" means ProtocolAuto.
 	Protocol Protocol
+	// Prefer, under ProtocolAuto, is the era to try first: the era a lock
+	// was pinned in, so that a check speaks to a server that serves both
+	// eras in the era its lock recorded, whatever its start-up time.
+	// ProtocolLegacy sends initialize first (still moving to the modern
+	// era when initialize is refused with -32022 naming it);
+	// ProtocolModern probes with server/discover and waits longer for it
+	// before taking silence for a 2025-era server. "" is no preference.
+	Prefer Protocol
 	// Identity, when set, is the launch the surface records (and a lock
 	// stores) in place of Argv or URL: the launch as written in a client
 	// config, before its variables were expanded for the launch. It must be
@@ -228,6 +236,9 @@ func configure(o Options) (*config, error) {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	cfg.Protocol = p
+	if o.Prefer != "" && o.Prefer != ProtocolModern && o.Prefer != ProtocolLegacy {
+		return nil, fmt.Errorf("capture: preferred era %s is not modern or legacy", quoteName(string(o.Prefer)))
+	}
 	if o.URL != "" {
 		if len(o.Env) > 0 {
 			return nil, errors.New("capture: --env applies to stdio servers only")

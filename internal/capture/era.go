@@ -38,6 +38,18 @@ func ParseProtocol(s string) (Protocol, error) {
 	return "", fmt.Errorf("protocol must be auto, modern or legacy, not %s", quoteName(s))
 }
 
+// EraOf is the era a recorded protocol version belongs to (what a lock's
+// pin.mcp_protocol_version says), or "" for a version warden does not know.
+func EraOf(version string) Protocol {
+	switch {
+	case version == ModernProtocolVersion:
+		return ProtocolModern
+	case slices.Contains(LegacyProtocolVersions(), version):
+		return ProtocolLegacy
+	}
+	return ""
+}
+
 // ModernProtocolVersion is the stateless revision warden speaks: the
 // version it puts in every request's _meta and, once a server accepts it,
 // in pin.mcp_protocol_version.

@@ -3,6 +3,7 @@
 package capture
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -388,4 +389,46 @@ func FuzzClassifyProbe(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCapturePreferredEra: a check passes the era its lock was pinned in.
+// Preferring the 2025 era sends initialize first (no probe) and still moves
+// to a modern-only server when initialize is refused naming 2026-07-28;
+// preferring the modern era probes as usual.
+func TestCapturePreferredEra(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode     string
+		prefer   Protocol
+		version  string
+		spawns   int
+		requests string
+	}{
+		{"modern-dual", ProtocolLegacy, "2025-11-25", 1, "initialize,notifications/initialized,tools/list,resources/list,prompts/list"},
+		{"modern", ProtocolLegacy, ModernProtocolVersion, 2, "server/discover,tools/list,tools/list,resources/list,prompts/list"},
+		{"modern-dual", ProtocolModern, ModernProtocolVersion, 1, "server/discover,tools/list,tools/list,resources/list,prompts/list"},
+		{"clean", ProtocolModern, "2025-11-25", 1, "server/discover,initialize,notifications/initialized,tools/list,resources/list,prompts/list"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode+"-"+string(tc.prefer), func(t *testing.T) {
+			t.Parallel()
+			argv, requests, spawns := rawLogs(t, tc.mode)
+			s := mustCapture(t, Options{Argv: argv, Prefer: tc.prefer})
+			if s.ProtocolVersion != tc.version {
+				t.Errorf("ProtocolVersion = %q, want %q", s.ProtocolVersion, tc.version)
+			}
+			equalLines(t, render(s), rawCleanSurface())
+			if n := spawns(); n != tc.spawns {
+				t.Errorf("%d processes, want %d", n, tc.spawns)
+			}
+			got := strings.Split(methods(requests()), ",")
+			want := strings.Split(tc.requests, ",")
+			if len(got) < len(want) || strings.Join(got[len(got)-len(want):], ",") != tc.requests {
+				t.Errorf("requests %v\nwant ...%v", got, want)
+			}
+		})
+	}
+	if _, err := Capture(context.Background(), Options{Argv: []string{"x"}, Prefer: "2026-07-28"}); err == nil || !strings.Contains(err.Error(), "preferred era") {
+		t.Errorf("an invalid preference: %v", err)
+	}
 }

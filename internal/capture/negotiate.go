@@ -46,11 +46,17 @@ func (n *negotiator) finish(s *session, err error) {
 
 // overStdio captures a stdio server in the era Options.Protocol asks for.
 func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
-	switch n.cfg.Protocol {
-	case ProtocolLegacy:
+	switch {
+	case n.cfg.Protocol == ProtocolLegacy:
 		return n.stdioLegacy(ctx, false)
-	case ProtocolModern:
+	case n.cfg.Protocol == ProtocolModern:
 		return n.stdioModern(ctx)
+	case n.cfg.Prefer == ProtocolLegacy:
+		return n.stdioLegacy(ctx, true)
+	}
+	wait := probeTimeout(n.cfg.Timeout)
+	if n.cfg.Prefer == ProtocolModern {
+		wait = max(wait, n.cfg.Timeout*2/3)
 	}
 	spawned := time.Now()
 	c, err := startStdio(ctx, n.cfg, n.budget)
@@ -58,7 +64,7 @@ func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
 		return nil, err
 	}
 	s := n.session(c)
-	pctx, cancel := context.WithDeadline(ctx, spawned.Add(probeTimeout(n.cfg.Timeout)))
+	pctx, cancel := context.WithDeadline(ctx, spawned.Add(wait))
 	res, err := s.discover(pctx)
 	cancel()
 	var rerr *rpcError
@@ -156,11 +162,13 @@ func modernOnly(err error) error {
 // those about credentials, rate or the server's health means a 2025-era
 // server; a transport failure, 5xx, 401 or 403 is never a reason to fall back.
 func (n *negotiator) overHTTP(ctx context.Context) (*surface.Surface, error) {
-	switch n.cfg.Protocol {
-	case ProtocolLegacy:
+	switch {
+	case n.cfg.Protocol == ProtocolLegacy:
 		return n.httpLegacy(ctx, false)
-	case ProtocolModern:
+	case n.cfg.Protocol == ProtocolModern:
 		return n.modernOn(ctx, n.session(newHTTPConn(n.cfg, n.budget, true)))
+	case n.cfg.Prefer == ProtocolLegacy:
+		return n.httpLegacy(ctx, true)
 	}
 	s := n.session(newHTTPConn(n.cfg, n.budget, true))
 	res, err := s.discover(ctx)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,9 +68,11 @@ func TestModernOnlyServerPinsAndChecks(t *testing.T) {
 	}
 }
 
-// TestDualServerEraDifference pins the dual-mode SDK server in the 2025 era
-// and checks it in the modern one. The only drift is the one the SDK itself
-// causes: the 2025-era codec wraps the array outputSchema of "numbers".
+// TestDualServerEraDifference pins the dual-mode SDK server in the 2025 era.
+// A check in auto speaks to it in the era its lock recorded, so it is clean
+// however fast the server starts; a check forced into the modern era shows
+// the one difference the SDK itself makes between eras: the 2025-era codec
+// wraps the array outputSchema of "numbers".
 func TestDualServerEraDifference(t *testing.T) {
 	script := modernScript(t)
 	lockPath := filepath.Join(t.TempDir(), "warden.lock")
@@ -81,16 +84,51 @@ func TestDualServerEraDifference(t *testing.T) {
 	if err != nil || l.Pin.MCPProtocolVersion != "2025-11-25" {
 		t.Fatalf("legacy pin recorded %q (%v)", l.Pin.MCPProtocolVersion, err)
 	}
-	code, out, errs := run(t, append([]string{"check", "--lock", lockPath, "--json"}, argv...)...)
+	if code, out, errs := run(t, append([]string{"check", "--lock", lockPath}, argv...)...); code != ExitClean {
+		t.Fatalf("check in auto: exit %d, want 0 (the lock's era):\n%s%s", code, out, errs)
+	}
+	code, out, errs := run(t, append([]string{"check", "--lock", lockPath, "--json", "--protocol", "modern"}, argv...)...)
 	if code != ExitDrift {
-		t.Fatalf("check exit %d, want 1:\n%s%s", code, out, errs)
+		t.Fatalf("check --protocol modern: exit %d, want 1:\n%s%s", code, out, errs)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.Contains(line, `"kind": "drift"`) {
 			continue
 		}
-		if !strings.Contains(line, `"target": "tools/numbers"`) || !strings.Contains(line, "output") {
+		if !strings.Contains(line, `"target": "tools/numbers"`) || !strings.Contains(line, "schema-out-") {
 			t.Errorf("drift beyond the wrapped outputSchema of numbers: %s", line)
 		}
+	}
+}
+
+// TestServerMigratedEraChecksClean: a server pinned in the 2025 era that
+// now speaks only 2026-07-28, behind the same launch and with the same
+// surface, checks clean: initialize is refused naming the modern revision,
+// and the check moves to it.
+func TestServerMigratedEraChecksClean(t *testing.T) {
+	raw := testserver.Build(t, "testdata/servers/rawserver")
+	dir := t.TempDir()
+	launcher := filepath.Join(dir, "server.sh")
+	setMode := func(mode string) {
+		script := "#!/bin/sh\nexec " + raw + " -mode " + mode + " -requests " + filepath.Join(dir, "requests") + "\n"
+		if err := os.WriteFile(launcher, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lockPath := filepath.Join(dir, "warden.lock")
+	setMode("clean")
+	if code, out, errs := run(t, "pin", "--lock", lockPath, "--", launcher); code != ExitClean {
+		t.Fatalf("pin: exit %d %s%s", code, out, errs)
+	}
+	setMode("modern")
+	if err := os.Remove(filepath.Join(dir, "requests")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := run(t, "check", "--lock", lockPath, "--", launcher); code != ExitClean {
+		t.Fatalf("check after the server moved to 2026-07-28: exit %d\n%s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "requests"))
+	if err != nil || !strings.Contains(string(data), `"method":"server/discover"`) {
+		t.Errorf("the check did not move to the modern era: %v\n%s", err, data)
 	}
 }

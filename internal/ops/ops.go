@@ -220,6 +220,12 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		return nil, fmt.Errorf("lock %s does not verify against its own entries (edited or tampered; re-pin it): %w", o.LockPath, err)
 	}
 	o.Target.Version = o.Version
+	// A server that serves both eras is spoken to in the era its lock was
+	// pinned in, so that how fast it starts cannot change which items it
+	// declares (some servers declare different items per era).
+	if o.Target.Protocol == "" || o.Target.Protocol == capture.ProtocolAuto {
+		o.Target.Prefer = capture.EraOf(base.Pin.MCPProtocolVersion)
+	}
 	s, err := Capture(ctx, o.Target)
 	if err != nil {
 		return nil, err
