@@ -302,6 +302,9 @@ func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage,
 			msg = fmt.Sprintf("MCP server at '%s' %s within %ss (it may be unreachable or hung).", name, what, secs)
 		} else {
 			msg = fmt.Sprintf("MCP server '%s' %s within %ss (it may be hung or waiting on input).", name, what, secs)
+			if hint := downloadHint(cfg.Argv); hint != "" {
+				msg = strings.TrimSuffix(msg, ".") + "; " + hint
+			}
 		}
 		return &Error{Kind: TimedOut, msg: withDiag(withDiag(msg, stray), diag), err: context.DeadlineExceeded}
 	}

@@ -237,7 +237,7 @@ func (c *stdioConn) readLoop() {
 		default:
 			v, perr := c.budget.parse(line, "server wrote a line that is not valid JSON to stdout")
 			if perr != nil {
-				in.err = perr
+				in.err = notJSON(line, perr)
 			} else {
 				in.v = v
 			}

@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,4 +104,62 @@ func elide(s string, max int) string {
 // message, escaped and cut to a length that keeps the message readable.
 func quoteName(s string) string {
 	return `"` + oneLine(s, 80) + `"`
+}
+
+// startBytes is how much of a non-JSON line an error quotes.
+const startBytes = 64
+
+// quoteStart quotes the first startBytes bytes of what a server printed
+// (cut at a character boundary, escaped by oneLine), with "…" when there
+// was more, so that an error shows what the server wrote instead of JSON.
+func quoteStart(b []byte) string {
+	n := min(len(b), startBytes)
+	for n > 0 && n < len(b) && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	more := ""
+	if n < len(b) {
+		more = "…"
+	}
+	return `"` + oneLine(string(b[:n]), startBytes*4) + more + `"`
+}
+
+// notJSON adds to the parse error of a stdout line that is not JSON the
+// line's first bytes and the usual cause, a server that logs to stdout. A
+// budget error is returned as it is: the line was not looked at.
+func notJSON(line []byte, err error) error {
+	var le *limitError
+	if errors.As(err, &le) {
+		return err
+	}
+	return fmt.Errorf("%w; it began %s (an MCP stdio server must print only JSON-RPC messages on stdout and log to stderr)", err, quoteStart(line))
+}
+
+// downloadHint says, for a launch through a package runner that downloads
+// the server on first use (npx, npm exec, pnpm dlx, yarn dlx, bunx, uvx,
+// pipx run), that a timeout may only mean the download took longer than
+// the capture allowed. Empty for any other launch.
+func downloadHint(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	base := argv[0]
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	base = strings.TrimSuffix(strings.ToLower(base), ".cmd")
+	sub := ""
+	if len(argv) > 1 {
+		sub = argv[1]
+	}
+	var runner string
+	switch {
+	case base == "npx" || base == "bunx" || base == "uvx":
+		runner = base
+	case (base == "npm" && sub == "exec") || (base == "pnpm" && sub == "dlx") || (base == "yarn" && sub == "dlx") || (base == "pipx" && sub == "run"):
+		runner = base + " " + sub
+	default:
+		return ""
+	}
+	return runner + " may still have been downloading the server (a first run fetches the package); allow more time with --timeout SECONDS (the Action's timeout input)"
 }
