@@ -1098,8 +1098,9 @@ func spawnGrandchild(_ *server) {
 // sleepForever is the grandchild: it publishes its PID atomically (write,
 // then rename) so that a reader never sees a half-written file, then sleeps.
 // spawnDaemon starts "rawserver -mode <mode>" in a new session, its output
-// discarded, waits for it (the double-fork intermediate exits at once) or
-// leaves it running, and returns once -pidfile names the sleeping daemon.
+// discarded, waits for it to exit (the double-fork intermediate, which exits
+// once the daemon is up) or leaves it running, and returns once -pidfile
+// names the sleeping daemon.
 func spawnDaemon(mode string) {
 	if *flagPidfile == "" {
 		fatalf("%s: -pidfile is required", mode)
@@ -1113,7 +1114,12 @@ func spawnDaemon(mode string) {
 	if err := cmd.Start(); err != nil {
 		fatalf("%s: %v", mode, err)
 	}
-	go cmd.Wait() // reap it when it exits (at once, for the intermediate)
+	if mode == "fork-intermediate" {
+		// The daemon is an orphan only once the intermediate is gone.
+		_ = cmd.Wait()
+	} else {
+		go cmd.Wait() // reap it if it ever ends while we live
+	}
 	waitPidfile(mode)
 }
 
