@@ -224,6 +224,8 @@ func TestCaptureEraProbeHTTP(t *testing.T) {
 		{mode: "modern", version: ModernProtocolVersion, surface: modernSurface, requests: "POST server/discover,POST tools/list"},
 		{mode: "modern", protocol: ProtocolModern, version: ModernProtocolVersion, surface: modernSurface, requests: "POST server/discover,POST tools/list"},
 		{mode: "modern-sse", version: ModernProtocolVersion, surface: modernSurface, requests: "POST server/discover,POST tools/list"},
+		{mode: "modern-lists-404", version: ModernProtocolVersion, surface: modernSurface,
+			requests: "POST server/discover,POST tools/list,POST resources/list,POST prompts/list"},
 		{mode: "probe-32022-legacy", version: "2025-11-25", surface: rawHTTPSurface(),
 			requests: "POST server/discover,POST initialize,POST notifications/initialized,POST tools/list,POST resources/list,POST prompts/list,DELETE "},
 		{mode: "modern", protocol: ProtocolLegacy, requests: "POST initialize",

@@ -68,6 +68,10 @@
 //	                     page with resultType, ttlMs, cacheScope and _meta,
 //	                     and anything else (resources/list, prompts/list)
 //	                     404 with -32601 "Method not found"
+//	modern-lists-404     like modern, but server/discover advertises resources
+//	                     and prompts too, which still answer 404 with -32601:
+//	                     a list the server does not serve is empty, as in the
+//	                     2025 era, not a failure and not legacy evidence
 //	modern-sse           like modern, but every 200 reply is an event stream:
 //	                     a ": keep-alive" comment, a notifications/message
 //	                     event, then the response event (errors stay JSON)
@@ -152,7 +156,7 @@ func main() {
 	flag.Parse()
 	switch *mode {
 	case "json", "sse", "legacy", "legacy-cross-origin", "session-lost", "no-reply", "resumable",
-		"modern", "modern-sse", "discover-500", "discover-401", "probe-32022-legacy", "discover-html":
+		"modern", "modern-sse", "modern-lists-404", "discover-500", "discover-401", "probe-32022-legacy", "discover-html":
 	default:
 		log.Fatalf("rawhttp: unknown -mode %q", *mode)
 	}
@@ -622,6 +626,11 @@ func (s *server) serveModern(w http.ResponseWriter, r *http.Request) {
 	switch m.Method {
 	case "server/discover":
 		result = modernDiscover
+		if s.mode == "modern-lists-404" {
+			// It advertises every list, and then does not serve two.
+			result = strings.Replace(modernDiscover, `"capabilities":{"tools":{"listChanged":true}}`,
+				`"capabilities":{"tools":{"listChanged":true},"resources":{},"prompts":{}}`, 1)
+		}
 	case "tools/list":
 		result = modernTools
 	default:
