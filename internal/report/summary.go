@@ -122,6 +122,9 @@ type Summary struct {
 	ReviewCommands []string
 	// MaxRows caps each table; 0 means DefaultSummaryRows.
 	MaxRows int
+	// Launch is the pinned and the current launch, shown under the drift
+	// table when there is server-identity drift; nil shows nothing.
+	Launch *LaunchChange
 }
 
 // RenderSummary returns the job summary as GitHub-flavoured Markdown, at
@@ -230,6 +233,7 @@ func renderSummary(s Summary) string {
 		}
 		b.WriteString(more(shown, len(s.Drift), total, s.SARIFPath))
 		b.WriteString("\n")
+		writeLaunchSummary(&b, s.Launch)
 	}
 
 	if len(s.Findings) > 0 {
