@@ -1,8 +1,9 @@
 module github.com/wardenlock/warden
 
-go 1.26
+go 1.26.0
 
 require (
+	github.com/google/go-github/v93 v93.0.0
 	github.com/gowebpki/jcs v1.0.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/owenrumney/go-sarif/v2 v2.3.3
@@ -12,6 +13,7 @@ require (
 )
 
 require (
+	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

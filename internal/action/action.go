@@ -88,9 +88,23 @@ type runner struct {
 	workDir   string
 	lockAbs   string
 	sarifAbs  string
+
+	// review is the pull-request side of a check (nil when the run is not
+	// on a pull request); candidatePath is where a check writes the
+	// captured lock on drift, candidateAbs the same once it is written.
+	review        *prReview
+	candidatePath string
+	candidateAbs  string
 }
 
 func (r *runner) run(ctx context.Context) int {
+	// In the Action's container, keep the server from reading warden's
+	// environment, which holds the github-token input (hideEnvironment).
+	if r.getenv("GITHUB_ACTIONS") == "true" {
+		if err := hideEnvironment(); err != nil {
+			r.warning(err.Error())
+		}
+	}
 	gha := githubactions.New(githubactions.WithGetenv(r.getenv), githubactions.WithWriter(r.stdout))
 	// The runner names inputs INPUT_<NAME> with hyphens kept
 	// (INPUT_SERVER-CMD). Shells and some `env:` users cannot write such
@@ -122,6 +136,12 @@ func (r *runner) run(ctx context.Context) int {
 				return r.fail(err)
 			}
 		}
+	}
+
+	// Read the base branch's lock and settle the comment before the server
+	// runs in the workspace.
+	if err := r.prepareReview(ctx); err != nil {
+		return r.fail(err)
 	}
 
 	target := ops.Target{
@@ -193,19 +213,6 @@ func (r *runner) display(abs string) string {
 	return filepath.ToSlash(abs)
 }
 
-// relative rewrites the absolute paths inside the workspace that msg
-// quotes (the lock, the SARIF file, as the container sees them) relative to
-// the workspace, as the workflow and its author know them:
-// "/github/workspace/servers/a.lock" becomes "servers/a.lock", and the
-// workspace itself ".".
-func (r *runner) relative(msg string) string {
-	if r.workspace == "" || r.workspace == string(filepath.Separator) {
-		return msg
-	}
-	msg = strings.ReplaceAll(msg, r.workspace+string(filepath.Separator), "")
-	return strings.ReplaceAll(msg, r.workspace, ".")
-}
-
 // quiet stops the runner from processing workflow commands (in both
 // syntaxes) with a random token: while the server runs, whose stderr could
 // reach the job log, and while the human report is printed. Every line is
@@ -248,16 +255,14 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		return r.fail(err)
 	}
 	lines := r.indexLock()
-	// A changed launch is shown argv by argv beside the server-identity
-	// item: in the SARIF, the log and the summary.
-	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
-	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch); err != nil {
+	if err := r.writeSARIF(res.Findings, res.Drift, lines); err != nil {
 		return r.fail(err)
 	}
 
 	verdict, code := report.VerdictClean, ExitClean
 	if len(res.Drift) > 0 {
 		verdict, code = report.VerdictDrift, ExitDrift
+		r.writeCandidate(res)
 	}
 	baseline, current := "", ""
 	if res.Baseline != nil {
@@ -273,12 +278,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	}); err != nil {
 		return r.fail(err)
 	}
-	if err := r.quietly(func(w io.Writer) error {
-		if err := report.WriteCheckText(w, r.display(r.lockAbs), res.Drift); err != nil {
-			return err
-		}
-		return report.WriteLaunchText(w, launch)
-	}); err != nil {
+	if err := r.quietly(func(w io.Writer) error { return report.WriteCheckText(w, r.display(r.lockAbs), res.Drift) }); err != nil {
 		return r.fail(err)
 	}
 	summary := report.Summary{
@@ -286,17 +286,21 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
 		Findings: res.Findings, Drift: res.Drift,
 		BaselineDigest: baseline, CurrentDigest: current,
-		Launch: launch,
 	}
 	if verdict == report.VerdictDrift {
 		summary.ReviewCommands = r.reviewCommands()
 	}
+	if r.review != nil {
+		summary.LockChanges = r.review.changes
+	}
+	summary.CandidateLock = r.display(r.candidateAbs)
 	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
 	}
 	if err := r.finish(summary, code, len(res.Drift), current); err != nil {
 		return r.fail(err)
 	}
+	r.comment(verdict, res.Drift, "")
 	return code
 }
 
@@ -338,7 +342,7 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		return r.fail(err)
 	}
 	lines := r.indexLock()
-	if err := r.writeSARIF(res.Findings, nil, lines, nil); err != nil {
+	if err := r.writeSARIF(res.Findings, nil, lines); err != nil {
 		return r.fail(err)
 	}
 	digest := ""
@@ -383,15 +387,13 @@ func (r *runner) indexLock() *report.LineIndex {
 // writeSARIF writes the SARIF file atomically (lock.WriteAtomic: a
 // temporary file and a rename, never through a symbolic link), creating
 // its directory if needed. The path is checked again first: the server has
-// run in the workspace since the inputs were resolved. launch, when set,
-// is shown beside the server-identity result.
-func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange) error {
+// run in the workspace since the inputs were resolved.
+func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex) error {
 	var buf bytes.Buffer
 	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
 		Version:     r.version,
 		ArtifactURI: report.ArtifactURI(r.lockAbs, r.workspace),
 		Lines:       lines,
-		Launch:      launch,
 	}); err != nil {
 		return err
 	}
@@ -410,6 +412,7 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 		{"drift-count", strconv.Itoa(driftCount)},
 		{"overall-digest", digest},
 		{"sarif", r.display(r.sarifAbs)},
+		{"candidate-lock", r.display(r.candidateAbs)},
 	})
 }
 
@@ -419,8 +422,7 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 // each of these carries it clipped (report.Message, report.RenderSummary).
 // Reporting problems are written to stderr and do not change the exit code.
 func (r *runner) fail(err error) int {
-	text := r.relative(err.Error())
-	msg := report.Message(text)
+	msg := report.Message(err.Error())
 	fmt.Fprintf(r.stderr, "error: %s\n", msg)
 	_ = r.log.Command("error", []report.Property{{Key: "title", Value: "warden"}}, msg)
 	lockPath := ""
@@ -436,7 +438,7 @@ func (r *runner) fail(err error) int {
 	if errors.Is(err, ops.ErrCancelled) {
 		return ExitError
 	}
-	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: text}); werr != nil {
+	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: err.Error()}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
 	if werr := r.writeOutputs([]Output{
@@ -445,9 +447,11 @@ func (r *runner) fail(err error) int {
 		{"drift-count", ""},
 		{"overall-digest", ""},
 		{"sarif", ""},
+		{"candidate-lock", ""},
 	}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
+	r.comment(report.VerdictError, nil, err.Error())
 	return ExitError
 }
 

@@ -109,6 +109,16 @@ func (h *harness) run() result {
 // assertOutputs checks the exact set of outputs.
 func assertOutputs(t *testing.T, r result, want map[string]string) {
 	t.Helper()
+	// candidate-lock is set only on drift (and written only by a single
+	// server's check); unless want names it, it must be empty or absent.
+	if _, ok := want["candidate-lock"]; !ok {
+		if v, ok := r.outputs["candidate-lock"]; ok {
+			want["candidate-lock"] = v
+			if v != "" {
+				t.Errorf("output candidate-lock = %q, want empty", v)
+			}
+		}
+	}
 	if len(r.outputs) != len(want) {
 		t.Errorf("outputs = %q, want exactly %q", r.outputs, want)
 	}
@@ -350,7 +360,8 @@ func TestRunCheckCleanAndDrift(t *testing.T) {
 	if n == 0 {
 		t.Fatalf("drift SARIF has no drift results: %v", ids)
 	}
-	assertOutputs(t, r, map[string]string{"exit-code": "1", "verdict": "drift", "drift-count": strconv.Itoa(n), "overall-digest": "<digest>", "sarif": "warden.sarif"})
+	assertOutputs(t, r, map[string]string{"exit-code": "1", "verdict": "drift", "drift-count": strconv.Itoa(n), "overall-digest": "<digest>", "sarif": "warden.sarif",
+		"candidate-lock": "warden.candidate.lock"})
 	if r.outputs["overall-digest"] == digest {
 		t.Error("overall-digest output is the pinned digest, want the current server's")
 	}
@@ -517,10 +528,10 @@ func TestRunHostileServer(t *testing.T) {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 
-	// Outputs: exactly the five, with values warden computed.
+	// Outputs: exactly the six, with values warden computed.
 	ids := sarifResults(t, h, filepath.Join(h.ws, "warden.sarif"))
 	assertOutputs(t, r, map[string]string{"exit-code": "1", "verdict": "drift", "drift-count": strconv.Itoa(countDrift(ids)),
-		"overall-digest": "<digest>", "sarif": "warden.sarif"})
+		"overall-digest": "<digest>", "sarif": "warden.sarif", "candidate-lock": "warden.candidate.lock"})
 
 	// Log: every line that the runner would read as a command is one of
 	// warden's own, and no raw control character survives.

@@ -69,6 +69,13 @@ type Inputs struct {
 	// AllowSecretInLock lets pin write a lock that stores a secret-looking
 	// value verbatim (see ops.StoredSecretError).
 	AllowSecretInLock bool
+	// Comment keeps warden's comment on the pull request up to date
+	// (check mode); GitHubToken is the token it uses. CandidateLock is
+	// where a check writes the captured lock on drift, as given (empty:
+	// CandidatePath of the lock). See parseReviewInputs.
+	Comment       bool
+	GitHubToken   string
+	CandidateLock string
 }
 
 // ParseInputs reads every input through get (which returns an input's raw
@@ -175,6 +182,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 		if err := noControl(f[0], f[1]); err != nil {
 			return in, err
 		}
+	}
+	if err := parseReviewInputs(get, &in); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -388,7 +398,7 @@ func ResolveWorkDir(workspace, dir string) (string, error) {
 	}
 	p = filepath.Clean(p)
 	if !within(ws, p) {
-		return "", fmt.Errorf("input working-directory: %q is outside the workspace", dir)
+		return "", fmt.Errorf("input working-directory: %q is outside the workspace %s", dir, ws)
 	}
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
@@ -432,7 +442,7 @@ func ResolveFile(workspace, dir, name, p string) (string, error) {
 	}
 	abs = filepath.Clean(abs)
 	if !within(ws, abs) {
-		return "", fmt.Errorf("input %s: %q is outside the workspace", name, p)
+		return "", fmt.Errorf("input %s: %q is outside the workspace %s", name, p, ws)
 	}
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {

@@ -103,7 +103,7 @@ func TestRunLegacyCommandsInert(t *testing.T) {
 			if !strings.Contains(r.stdout+r.stderr, tt.wantLog) {
 				t.Errorf("the log does not show %q:\nstdout:\n%s\nstderr:\n%s", tt.wantLog, r.stdout, r.stderr)
 			}
-			if _, ok := r.outputs["injected"]; ok || len(r.outputs) != 5 {
+			if _, ok := r.outputs["injected"]; ok || len(r.outputs) != 6 {
 				t.Errorf("outputs were injected: %q", r.outputs)
 			}
 			if strings.Contains(r.summary, "www.evil") {

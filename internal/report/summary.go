@@ -122,9 +122,12 @@ type Summary struct {
 	ReviewCommands []string
 	// MaxRows caps each table; 0 means DefaultSummaryRows.
 	MaxRows int
-	// Launch is the pinned and the current launch, shown under the drift
-	// table when there is server-identity drift; nil shows nothing.
-	Launch *LaunchChange
+	// LockChanges is what the pull request changes in the lock (check on a
+	// pull request), nil otherwise.
+	LockChanges *LockChanges
+	// CandidateLock is where the freshly captured lock was written on
+	// drift (workspace-relative), empty when none was.
+	CandidateLock string
 }
 
 // RenderSummary returns the job summary as GitHub-flavoured Markdown, at
@@ -233,8 +236,9 @@ func renderSummary(s Summary) string {
 		}
 		b.WriteString(more(shown, len(s.Drift), total, s.SARIFPath))
 		b.WriteString("\n")
-		writeLaunchSummary(&b, s.Launch)
 	}
+
+	writeLockChanges(&b, s.LockChanges, maxRows, maxCellBytes, maxSummaryBytes)
 
 	if len(s.Findings) > 0 {
 		fmt.Fprintf(&b, "### Static findings (%d)\n\nFindings are informational; they never change the exit code.\n\n"+
@@ -278,6 +282,11 @@ func renderSummary(s Summary) string {
 				b.WriteString("\n")
 			}
 			b.WriteString("</pre>\n")
+		}
+		if s.CandidateLock != "" {
+			fmt.Fprintf(&b, "\nThe lock just captured from the server (unapproved) is at %s, the step output `candidate-lock`: "+
+				"upload it as an artifact to review it with `warden diff`, or approve it with `warden approve --lock <candidate> --approver <you>` and commit it in place of the lock.\n",
+				code(s.CandidateLock))
 		}
 	}
 	return b.String()
