@@ -213,6 +213,19 @@ func (r *runner) display(abs string) string {
 	return filepath.ToSlash(abs)
 }
 
+// relative rewrites the absolute paths inside the workspace that msg
+// quotes (the lock, the SARIF file, as the container sees them) relative to
+// the workspace, as the workflow and its author know them:
+// "/github/workspace/servers/a.lock" becomes "servers/a.lock", and the
+// workspace itself ".".
+func (r *runner) relative(msg string) string {
+	if r.workspace == "" || r.workspace == string(filepath.Separator) {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, r.workspace+string(filepath.Separator), "")
+	return strings.ReplaceAll(msg, r.workspace, ".")
+}
+
 // quiet stops the runner from processing workflow commands (in both
 // syntaxes) with a random token: while the server runs, whose stderr could
 // reach the job log, and while the human report is printed. Every line is
@@ -255,7 +268,10 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		return r.fail(err)
 	}
 	lines := r.indexLock()
-	if err := r.writeSARIF(res.Findings, res.Drift, lines); err != nil {
+	// A changed launch is shown argv by argv beside the server-identity
+	// item: in the SARIF, the log and the summary.
+	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
+	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch); err != nil {
 		return r.fail(err)
 	}
 
@@ -278,7 +294,12 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	}); err != nil {
 		return r.fail(err)
 	}
-	if err := r.quietly(func(w io.Writer) error { return report.WriteCheckText(w, r.display(r.lockAbs), res.Drift) }); err != nil {
+	if err := r.quietly(func(w io.Writer) error {
+		if err := report.WriteCheckText(w, r.display(r.lockAbs), res.Drift); err != nil {
+			return err
+		}
+		return report.WriteLaunchText(w, launch)
+	}); err != nil {
 		return r.fail(err)
 	}
 	summary := report.Summary{
@@ -286,6 +307,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
 		Findings: res.Findings, Drift: res.Drift,
 		BaselineDigest: baseline, CurrentDigest: current,
+		Launch: launch,
 	}
 	if verdict == report.VerdictDrift {
 		summary.ReviewCommands = r.reviewCommands()
@@ -342,7 +364,7 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		return r.fail(err)
 	}
 	lines := r.indexLock()
-	if err := r.writeSARIF(res.Findings, nil, lines); err != nil {
+	if err := r.writeSARIF(res.Findings, nil, lines, nil); err != nil {
 		return r.fail(err)
 	}
 	digest := ""
@@ -387,13 +409,15 @@ func (r *runner) indexLock() *report.LineIndex {
 // writeSARIF writes the SARIF file atomically (lock.WriteAtomic: a
 // temporary file and a rename, never through a symbolic link), creating
 // its directory if needed. The path is checked again first: the server has
-// run in the workspace since the inputs were resolved.
-func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex) error {
+// run in the workspace since the inputs were resolved. launch, when set,
+// is shown beside the server-identity result.
+func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange) error {
 	var buf bytes.Buffer
 	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
 		Version:     r.version,
 		ArtifactURI: report.ArtifactURI(r.lockAbs, r.workspace),
 		Lines:       lines,
+		Launch:      launch,
 	}); err != nil {
 		return err
 	}
@@ -422,7 +446,8 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 // each of these carries it clipped (report.Message, report.RenderSummary).
 // Reporting problems are written to stderr and do not change the exit code.
 func (r *runner) fail(err error) int {
-	msg := report.Message(err.Error())
+	text := r.relative(err.Error())
+	msg := report.Message(text)
 	fmt.Fprintf(r.stderr, "error: %s\n", msg)
 	_ = r.log.Command("error", []report.Property{{Key: "title", Value: "warden"}}, msg)
 	lockPath := ""
@@ -438,7 +463,7 @@ func (r *runner) fail(err error) int {
 	if errors.Is(err, ops.ErrCancelled) {
 		return ExitError
 	}
-	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: err.Error()}); werr != nil {
+	if werr := r.writeSummary(report.Summary{Mode: mode, Verdict: report.VerdictError, LockPath: lockPath, Error: text}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
 	if werr := r.writeOutputs([]Output{

@@ -398,7 +398,7 @@ func ResolveWorkDir(workspace, dir string) (string, error) {
 	}
 	p = filepath.Clean(p)
 	if !within(ws, p) {
-		return "", fmt.Errorf("input working-directory: %q is outside the workspace %s", dir, ws)
+		return "", fmt.Errorf("input working-directory: %q is outside the workspace", dir)
 	}
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {
@@ -442,7 +442,7 @@ func ResolveFile(workspace, dir, name, p string) (string, error) {
 	}
 	abs = filepath.Clean(abs)
 	if !within(ws, abs) {
-		return "", fmt.Errorf("input %s: %q is outside the workspace %s", name, p, ws)
+		return "", fmt.Errorf("input %s: %q is outside the workspace", name, p)
 	}
 	realWS, err := filepath.EvalSymlinks(ws)
 	if err != nil {

@@ -85,7 +85,7 @@ func TestCheckReadsLockBeforeSpawning(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "spawned")
 	code, _, errs := run(t, "check", "--lock", filepath.Join(dir, "missing.lock"), "--", "touch", marker)
-	if code != ExitError || !strings.HasPrefix(errs, "error: read lock ") || strings.Count(errs, "\n") != 1 {
+	if code != ExitError || !strings.HasPrefix(errs, "error: no lock at ") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	if _, err := os.Stat(marker); err == nil {

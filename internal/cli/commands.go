@@ -194,20 +194,21 @@ func runDiff(ctx context.Context, env Env, args []string) int {
 	var of outputFlags
 	of.register(fs)
 	exitCode := fs.Bool("exit-code", false, "exit 1 when integrity drift exists")
-	if err := fs.Parse(args); err != nil {
+	locks, err := parseInterspersed(fs, args)
+	if err != nil {
 		return ExitError
 	}
-	if fs.NArg() != 2 {
+	if len(locks) != 2 {
 		return fail(env, "diff needs exactly two lock files: warden diff A.lock B.lock")
 	}
-	res, err := ops.Diff(ctx, fs.Arg(0), fs.Arg(1))
+	res, err := ops.Diff(ctx, locks[0], locks[1])
 	if err != nil {
 		return fail(env, oneLine(err))
 	}
 	if err := ops.Cancelled(ctx); err != nil {
 		return fail(env, oneLine(err))
 	}
-	if err := printDiff(env, of, fs.Arg(0), fs.Arg(1), res); err != nil {
+	if err := printDiff(env, of, locks[0], locks[1], res); err != nil {
 		return fail(env, oneLine(err))
 	}
 	if *exitCode && len(res.Drift) > 0 {
@@ -222,11 +223,12 @@ func runApprove(ctx context.Context, env Env, args []string) int {
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` (default $WARDEN_APPROVER)")
 	note := fs.String("note", "", "attestation `note` (at most 1000 characters)")
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
 		return ExitError
 	}
-	if fs.NArg() > 0 {
-		return fail(env, fmt.Sprintf("approve takes no arguments (got %q); use --lock PATH", fs.Arg(0)))
+	if len(rest) > 0 {
+		return fail(env, fmt.Sprintf("approve takes no arguments (got %q); use --lock PATH", rest[0]))
 	}
 	if *approver == "" {
 		return fail(env, "approve needs --approver ID (or WARDEN_APPROVER)")
@@ -240,13 +242,14 @@ func runRotate(ctx context.Context, env Env, args []string) int {
 	approver := fs.String("approver", "", "re-bind the approval to this `ID`")
 	actor := fs.String("actor", env.Getenv("WARDEN_ACTOR"), "who rotates (default $WARDEN_ACTOR, else unknown)")
 	note := fs.String("note", "", "attestation `note` (at most 1000 characters)")
-	if err := fs.Parse(args); err != nil {
+	locks, err := parseInterspersed(fs, args)
+	if err != nil {
 		return ExitError
 	}
-	if fs.NArg() != 1 {
+	if len(locks) != 1 {
 		return fail(env, "lock rotate needs exactly one lock file")
 	}
-	return rotate(ctx, env, ops.RotateOptions{LockPath: fs.Arg(0), Approver: *approver, Actor: *actor, Note: *note})
+	return rotate(ctx, env, ops.RotateOptions{LockPath: locks[0], Approver: *approver, Actor: *actor, Note: *note})
 }
 
 func rotate(ctx context.Context, env Env, o ops.RotateOptions) int {

@@ -19,10 +19,10 @@ func runConformance(env Env, args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: warden conformance [-v] [DIR...]\n\nWith no DIR: $WARDEN_VECTORS or ../shared/vectors, plus ./vectors.")
 	}
-	if err := fs.Parse(args); err != nil {
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
 		return ExitError
 	}
-	dirs := fs.Args()
 	if len(dirs) == 0 {
 		root := repoRoot(workDir(env))
 		ref := conformance.DefaultDir(root, env.Getenv)

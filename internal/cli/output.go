@@ -23,10 +23,13 @@ func sanitize(s string) string { return report.Message(s) }
 // relative to the repository root ($GITHUB_WORKSPACE, else the working
 // directory) and at the entries' lines in the lock text. When there are more
 // results than code scanning accepts in a run, the report keeps the most
-// severe and a note on stderr says how many were left out.
-func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item) error {
+// severe and a note on stderr says how many were left out. launch, when
+// set, is shown beside the server-identity result.
+func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item, launch *report.LaunchChange) error {
 	var buf bytes.Buffer
-	if err := report.WriteSARIF(&buf, findings, items, sarifOptions(env, lockPath)); err != nil {
+	opts := sarifOptions(env, lockPath)
+	opts.Launch = launch
+	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
 		return err
 	}
 	if err := lock.WriteAtomic(path, buf.Bytes()); err != nil {
@@ -41,7 +44,7 @@ func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items [
 
 func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) error {
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil); err != nil {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil, nil); err != nil {
 			return err
 		}
 	}
@@ -52,15 +55,20 @@ func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) erro
 }
 
 func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) error {
+	// A changed launch is shown argv by argv beside the server-identity item.
+	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift); err != nil {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift, launch); err != nil {
 			return err
 		}
 	}
 	if of.json {
-		return report.WriteJSONL(env.Stdout, res.Findings, res.Drift)
+		return report.WriteJSONLWithLaunch(env.Stdout, res.Findings, res.Drift, launch)
 	}
 	if err := report.WriteCheckText(env.Stdout, lockPath, res.Drift); err != nil {
+		return err
+	}
+	if err := report.WriteLaunchText(env.Stdout, launch); err != nil {
 		return err
 	}
 	if n := len(res.NewFindings); n > 0 {
@@ -72,13 +80,14 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 // printDiff writes the offline comparison: an integrity table ordered by
 // severity, target and class, or "no differences (...)".
 func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error {
+	launch := report.NewLaunchChange(res.Drift, res.A, res.B)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, b, nil, res.Drift); err != nil {
+		if err := writeSARIF(env, of.sarif, b, nil, res.Drift, launch); err != nil {
 			return err
 		}
 	}
 	if of.json {
-		return report.WriteJSONL(env.Stdout, nil, res.Drift)
+		return report.WriteJSONLWithLaunch(env.Stdout, nil, res.Drift, launch)
 	}
 	header := fmt.Sprintf("%s → %s", sanitize(filepath.Base(a)), sanitize(filepath.Base(b)))
 	if len(res.Drift) == 0 {
@@ -105,8 +114,10 @@ func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error 
 		}
 		fmt.Fprintf(&w, "  %-8s  %-34s  %s%s\n", it.Severity, it.Class, sanitize(it.Target), sanitize(detail))
 	}
-	_, err := env.Stdout.Write([]byte(w.String()))
-	return err
+	if _, err := env.Stdout.Write([]byte(w.String())); err != nil {
+		return err
+	}
+	return report.WriteLaunchText(env.Stdout, launch)
 }
 
 func severityRank(s string) int {

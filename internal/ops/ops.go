@@ -109,6 +109,9 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if o.LockPath == "" {
 		o.LockPath = "warden.lock"
 	}
+	if err := CheckLockPath(o.LockPath); err != nil {
+		return nil, err
+	}
 	// The URL is stored verbatim in the lock: refuse credentials in it
 	// before connecting.
 	if stored := storedURL(o.Target); stored != "" {
@@ -206,7 +209,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	base, err := lock.ReadFile(o.LockPath)
+	base, err := readLock(o.LockPath)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +219,8 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	// A lock whose entries do not reproduce its own digests was edited by
 	// hand or tampered with; comparing against it could report "clean" for
 	// entries nobody reviewed (equal overall digests skip the entry diff).
-	if err := lock.Verify(base); err != nil {
-		return nil, fmt.Errorf("lock %s does not verify against its own entries (edited or tampered; re-pin it): %w", o.LockPath, err)
+	if err := verifyLock(o.LockPath, base); err != nil {
+		return nil, err
 	}
 	o.Target.Version = o.Version
 	// A server that serves both eras is spoken to in the era its lock was
@@ -271,21 +274,29 @@ type DiffResult struct {
 	Drift []drift.Item
 }
 
-// Diff reads two locks and compares them, A as the baseline. Once ctx is
-// cancelled it returns an error wrapping ErrCancelled instead.
+// Diff reads two locks and compares them, A as the baseline. Like Check, it
+// refuses a lock whose entries do not reproduce its own digests (edited or
+// tampered) rather than compare it. Once ctx is cancelled it returns an
+// error wrapping ErrCancelled instead.
 func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	a, err := lock.ReadFile(pathA)
+	a, err := readLock(pathA)
 	if err != nil {
+		return nil, err
+	}
+	if err := verifyLock(pathA, a); err != nil {
 		return nil, err
 	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	b, err := lock.ReadFile(pathB)
+	b, err := readLock(pathB)
 	if err != nil {
+		return nil, err
+	}
+	if err := verifyLock(pathB, b); err != nil {
 		return nil, err
 	}
 	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b)}

@@ -105,7 +105,7 @@ func WriteAnnotations(log *JobLog, findings []lock.Finding, items []drift.Item, 
 			driftMessage(it)})
 	}
 	for _, f := range findings {
-		all = append(all, ann{AnnotationCommand(f.Severity), f.RuleID, f.Target,
+		all = append(all, ann{FindingAnnotationCommand(f.Severity), f.RuleID, f.Target,
 			f.Target + ": " + f.Message + " [" + f.Snippet + "]"})
 	}
 	count := map[string]int{}

@@ -46,6 +46,10 @@ type SARIFOptions struct {
 	Lines *LineIndex
 	// MaxResults caps the results of the run; 0 means SARIFResultLimit.
 	MaxResults int
+	// Launch is shown beside a server-identity result, in its properties
+	// ("launch": the pinned and the current launch, argv by argv, redacted;
+	// "launchText": the same on one line); nil shows nothing.
+	Launch *LaunchChange
 }
 
 // BuildSARIF returns a SARIF 2.1.0 report with one run: a rule for every
@@ -112,6 +116,10 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 		props := sarif.Properties{"severity": it.Severity, "target": Clip(it.Target, MaxMessageBytes), "driftClass": it.Class}
 		if it.Detail != nil {
 			props["detail"] = Clip(*it.Detail, MaxMessageBytes)
+		}
+		if it.Class == drift.ClassServerIdentity && o.Launch != nil {
+			props["launch"] = launchProperty(o.Launch)
+			props["launchText"] = launchText(o.Launch)
 		}
 		run.AddResult(buildResult(DriftRuleID(it.Class), it.Severity, it.Target, detailText(it),
 			driftMessage(it), uri, o.Lines.Line(it.Target), props))
@@ -209,11 +217,11 @@ func buildRule(id, severity string) *sarif.ReportingDescriptor {
 	rt := Describe(id)
 	text, md := helpText(id, rt)
 	return sarif.NewRule(id).
-		WithName(id).
+		WithName(RuleName(id)).
 		WithShortDescription(sarif.NewMultiformatMessageString(rt.Short)).
 		WithFullDescription(sarif.NewMultiformatMessageString(rt.Full)).
 		WithHelp(sarif.NewMultiformatMessageString(text).WithMarkdown(md)).
-		WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(Level(severity))).
+		WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(ResultLevel(id, severity))).
 		WithProperties(sarif.Properties{
 			"tags":              []string{"security", "mcp", rt.Kind, rt.Category},
 			"security-severity": SecuritySeverity(severity),
@@ -230,7 +238,7 @@ func buildResult(ruleID, severity, target, detail, text, uri string, line int, p
 			sarif.NewLogicalLocation().WithFullyQualifiedName(Clip(target, MaxMessageBytes)).WithKind("resource"),
 		})
 	res := sarif.NewRuleResult(ruleID).
-		WithLevel(Level(severity)).
+		WithLevel(ResultLevel(ruleID, severity)).
 		WithMessage(sarif.NewTextMessage(Clip(text, MaxMessageBytes))).
 		WithLocations([]*sarif.Location{loc}).
 		WithPartialFingerPrints(map[string]interface{}{FingerprintKey: Fingerprint(ruleID, target, detail)})

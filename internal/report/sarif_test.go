@@ -134,10 +134,10 @@ func TestSARIF(t *testing.T) {
 		t.Errorf("rules = %v, want %v", gotRules, wantRules)
 	}
 	ruleProps := map[string]struct{ sec, level, kind string }{
-		"WRD-CAP-SHELL":                  {"9.5", "error", "finding"},
+		"WRD-CAP-SHELL":                  {"9.5", "warning", "finding"},
 		"WRD-DRIFT-DESCRIPTION-MODIFIED": {"2.0", "note", "drift"},
 		"WRD-DRIFT-TOOL-REMOVED":         {"5.5", "warning", "drift"},
-		"WRD-SUP-NPX-UNPINNED":           {"8.0", "error", "finding"},
+		"WRD-SUP-NPX-UNPINNED":           {"8.0", "warning", "finding"},
 	}
 	for _, r := range d.Rules {
 		want, ok := ruleProps[r.ID]
@@ -160,9 +160,9 @@ func TestSARIF(t *testing.T) {
 		props                     map[string]any
 	}
 	wants := []want{
-		{"WRD-SUP-NPX-UNPINNED", "error", "Unpinned npx package (resolves latest at run) [some-server]", "launch/command", 1,
+		{"WRD-SUP-NPX-UNPINNED", "warning", "Unpinned npx package (resolves latest at run) [some-server]", "launch/command", 1,
 			map[string]any{"severity": "high", "target": "launch/command"}},
-		{"WRD-CAP-SHELL", "error", "Tool derives capability 'shell-exec' (name token 'shell') [name token 'shell']", "tools/run_shell", 8,
+		{"WRD-CAP-SHELL", "warning", "Tool derives capability 'shell-exec' (name token 'shell') [name token 'shell']", "tools/run_shell", 8,
 			map[string]any{"severity": "critical", "target": "tools/run_shell"}},
 		{"WRD-DRIFT-SCHEMA-ENUM-WIDENED", "error", "Tool 'get_weather' schema schema-enum-widened at 'units' [enum 2→3 values]", "tools/get_weather", 5,
 			map[string]any{"severity": "high", "target": "tools/get_weather", "driftClass": "schema-enum-widened", "detail": "enum 2→3 values"}},

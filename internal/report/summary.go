@@ -122,6 +122,9 @@ type Summary struct {
 	ReviewCommands []string
 	// MaxRows caps each table; 0 means DefaultSummaryRows.
 	MaxRows int
+	// Launch is the pinned and the current launch, shown under the drift
+	// table when there is server-identity drift; nil shows nothing.
+	Launch *LaunchChange
 	// LockChanges is what the pull request changes in the lock (check on a
 	// pull request), nil otherwise.
 	LockChanges *LockChanges
@@ -236,6 +239,7 @@ func renderSummary(s Summary) string {
 		}
 		b.WriteString(more(shown, len(s.Drift), total, s.SARIFPath))
 		b.WriteString("\n")
+		writeLaunchSummary(&b, s.Launch)
 	}
 
 	writeLockChanges(&b, s.LockChanges, maxRows, maxCellBytes, maxSummaryBytes)

@@ -1,0 +1,76 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// MissingLockError is returned when the lock to check or compare does not
+// exist: the first run of a new setup. Its message says how to make one.
+type MissingLockError struct {
+	// Path is the lock path as given.
+	Path string
+	// Err is the underlying error (fs.ErrNotExist).
+	Err error
+}
+
+func (e *MissingLockError) Error() string {
+	return fmt.Sprintf("no lock at %s: create it with 'warden pin' (in the Action, mode: pin), review it and commit it", e.Path)
+}
+
+func (e *MissingLockError) Unwrap() error { return e.Err }
+
+// readLock reads and strictly validates the lock at path (lock.ReadFile),
+// turning a missing file into a MissingLockError.
+func readLock(path string) (*lock.Lock, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, &MissingLockError{Path: path, Err: err}
+	}
+	return lock.ReadFile(path)
+}
+
+// verifyLock refuses a stored lock whose entries do not reproduce its own
+// digests (lock.Verify): it was edited by hand or tampered with, and
+// comparing against it could report "clean" for entries nobody reviewed.
+// check and diff refuse it alike.
+func verifyLock(path string, l *lock.Lock) error {
+	if err := lock.Verify(l); err != nil {
+		return fmt.Errorf("lock %s does not verify against its own entries (edited or tampered; re-pin it): %w", path, err)
+	}
+	return nil
+}
+
+// CheckLockPath refuses, before anything is captured, a lock path that a
+// pin could not write: one whose folder does not exist (or is not a
+// folder), or that names a directory. A path that exists must be a regular
+// file, as lock.WriteAtomic requires (it never writes through a symbolic
+// link). Capturing first would launch the server only to fail at the end.
+func CheckLockPath(path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("lock %s: the folder %s does not exist; create it first or choose another --lock path", path, dir)
+	case err != nil:
+		return fmt.Errorf("lock %s: %w", path, err)
+	case !info.IsDir():
+		return fmt.Errorf("lock %s: %s is not a folder", path, dir)
+	}
+	info, err = os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("lock %s: %w", path, err)
+	case info.IsDir():
+		return fmt.Errorf("lock %s is a directory; name a file, such as %s", path, filepath.Join(path, "warden.lock"))
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("lock %s is not a regular file; warden does not write through or replace it (remove it, or choose another --lock path)", path)
+	}
+	return nil
+}
