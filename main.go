@@ -8,13 +8,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/cli"
 )
 
-// version is stamped at build time with -ldflags "-X main.version=...".
+// version is stamped at build time with -ldflags "-X main.version=..."
+// (the release workflow and the Dockerfile do); without it the version
+// comes from the build info (cli.ResolveVersion).
 var version = "dev"
 
 func main() {
@@ -24,7 +27,7 @@ func main() {
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Getenv:  os.Getenv,
-		Version: version,
+		Version: cli.ResolveVersion(version, debug.ReadBuildInfo),
 		// warden starts no children but servers, so it can be their
 		// subreaper and end whatever they leave behind.
 		Reaper: capture.NewReaper(),
