@@ -445,6 +445,7 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 // "error" — and returns ExitError. The error may quote input of any size;
 // each of these carries it clipped (report.Message, report.RenderSummary).
 // Reporting problems are written to stderr and do not change the exit code.
+// On a pull request with comment: true, warden's comment says so too.
 func (r *runner) fail(err error) int {
 	text := r.relative(err.Error())
 	msg := report.Message(text)
@@ -476,7 +477,7 @@ func (r *runner) fail(err error) int {
 	}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
-	r.comment(report.VerdictError, nil, err.Error())
+	r.comment(report.VerdictError, nil, text)
 	return ExitError
 }
 

@@ -164,7 +164,7 @@ func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) *rep
 	base, found, err := r.baseLock(ctx, ev, api)
 	switch {
 	case err != nil:
-		c.State, c.Note = report.LockUnread, err.Error()
+		c.State, c.Note = report.LockUnread, r.relative(err.Error())
 		return c
 	case !found:
 		l, err := lock.Parse(head)
@@ -182,7 +182,7 @@ func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) *rep
 	}
 	res, err := diffBase(ctx, base, r.lockAbs)
 	if err != nil {
-		c.State, c.Note = report.LockUnread, "compare it with this pull request's lock: "+err.Error()
+		c.State, c.Note = report.LockUnread, "compare it with this pull request's lock: "+r.relative(err.Error())
 		return c
 	}
 	c.State = report.LockChanged

@@ -44,6 +44,9 @@ type fakeGitHub struct {
 	fail bool
 	// token is the token every call must carry.
 	token string
+	// prefix is the API's path on the server: "" for api.github.com,
+	// "/api/v3" for GitHub Enterprise Server.
+	prefix string
 }
 
 type fakeComment struct {
@@ -89,6 +92,10 @@ func (f *fakeGitHub) count(prefix string) int {
 func (f *fakeGitHub) serve(w http.ResponseWriter, req *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !strings.HasPrefix(req.URL.Path, f.prefix+"/") {
+		f.t.Errorf("%s %s: not under the API base %q", req.Method, req.URL.Path, f.prefix)
+	}
+	req.URL.Path = strings.TrimPrefix(req.URL.Path, f.prefix)
 	call := req.Method + " " + req.URL.Path
 	if req.URL.RawQuery != "" {
 		call += "?" + req.URL.RawQuery
@@ -129,7 +136,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, req *http.Request) {
 			out = append(out, asJSON(f.comments[i]))
 		}
 		if page*2 < len(f.comments) {
-			w.Header().Set("Link", fmt.Sprintf(`<%s/repos/o/r/issues/7/comments?per_page=100&page=%d>; rel="next"`, f.srv.URL, page+1))
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s/repos/o/r/issues/7/comments?per_page=100&page=%d>; rel="next"`, f.srv.URL, f.prefix, page+1))
 		}
 		if out == nil {
 			out = []map[string]any{}
@@ -225,7 +232,7 @@ func writeEvent(t *testing.T, baseSHA, headSHA, headRepo string) string {
 func onPullRequest(h *harness, api *fakeGitHub, eventPath string) {
 	h.vars["GITHUB_EVENT_NAME"] = "pull_request"
 	h.vars["GITHUB_EVENT_PATH"] = eventPath
-	h.vars["GITHUB_API_URL"] = api.srv.URL
+	h.vars["GITHUB_API_URL"] = api.srv.URL + api.prefix
 	h.vars["GITHUB_SERVER_URL"] = "https://github.example"
 	h.vars["GITHUB_REPOSITORY"] = "o/r"
 	h.vars["GITHUB_RUN_ID"] = "42"
@@ -384,6 +391,25 @@ func TestReviewStickyCommentByLogin(t *testing.T) {
 	}
 }
 
+// TestReviewEnterpriseServer: the API base comes from GITHUB_API_URL,
+// path and all (GitHub Enterprise Server serves it under /api/v3).
+func TestReviewEnterpriseServer(t *testing.T) {
+	demo := testserver.Build(t, "testdata/demo/server")
+	h := newHarness(t)
+	pinDemo(t, h, demo, ".")
+	api := newFakeGitHub(t)
+	api.prefix = "/api/v3"
+	onPullRequest(h, api, writeEvent(t, testBaseSHA, testHeadSHA, "o/r"))
+	writeLauncher(t, h.ws, demo, "-mutate")
+	h.input("server-cmd", "./server")
+	if r := h.run(); r.code != ExitDrift {
+		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+	if c := api.commentList(); len(c) != 1 || api.count("POST /repos/o/r/issues/7/comments") != 1 {
+		t.Errorf("comments %+v, calls %q", c, api.callList())
+	}
+}
+
 // TestReviewNoAPICall: a fork's pull request, a run without comment: true,
 // other events and a missing token make no API call at all; the fork and
 // the other event say why in a notice, and the verdict is the check's.
@@ -499,7 +525,7 @@ func TestReviewCommentOnError(t *testing.T) {
 		t.Fatalf("exit %d", r.code)
 	}
 	c := api.commentList()
-	if len(c) != 1 || !strings.Contains(c[0].Body, "## ⚠️ warden: error") || !strings.Contains(c[0].Body, "missing&#45;server") && !strings.Contains(c[0].Body, "missing-server") {
+	if len(c) != 1 || !strings.Contains(c[0].Body, "## ⚠️ warden: error") || !strings.Contains(c[0].Body, "missing-server") {
 		t.Errorf("comments %+v", c)
 	}
 	if r.outputs["candidate-lock"] != "" {
