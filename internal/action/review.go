@@ -136,12 +136,26 @@ func (r *runner) prepareReview(ctx context.Context) error {
 			}
 		}
 	}
-	rv.changes = r.lockChanges(ctx, ev, rv.api)
-	if rv.changes != nil && rv.changes.State == report.LockUnread {
-		r.warning("what this pull request changes in the lock is not shown: " + rv.changes.Note)
+	changes, err := r.lockChanges(ctx, ev, rv.api)
+	rv.changes = changes
+	switch {
+	case errors.As(err, new(noBaseSourceError)):
+		// Not a failure: nothing could read the base (the Action's image
+		// has no git, and the API is off). Say how to get the review.
+		r.notice("what this pull request changes in the lock is not shown: " + changes.Note)
+	case changes != nil && changes.State == report.LockUnread:
+		r.warning("what this pull request changes in the lock is not shown: " + changes.Note)
 	}
 	return nil
 }
+
+// noBaseSourceError says that the base lock had no way to be read: no git
+// checkout (or no git) and no API. That is how the Action runs by default,
+// not a failure.
+type noBaseSourceError struct{ error }
+
+// errNotCheckout says that the workspace is not a git checkout.
+var errNotCheckout = errors.New("the workspace is not a git checkout")
 
 // orUnknown shows an empty event name.
 func orUnknown(s string) string {
@@ -154,42 +168,43 @@ func orUnknown(s string) string {
 // lockChanges compares the base branch's lock with the pull request's: the
 // same drift items as `warden diff BASE HEAD`, and the approval of the new
 // lock. It returns nil when the pull request's lock cannot be read (the
-// check fails on it anyway).
-func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) *report.LockChanges {
+// check fails on it anyway), and the error that kept the base lock from
+// being read, if any (the changes are then LockUnread).
+func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) (*report.LockChanges, error) {
 	head, err := lock.ReadBytes(r.lockAbs)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	c := &report.LockChanges{LockPath: r.display(r.lockAbs), BaseSHA: ev.BaseSHA}
 	base, found, err := r.baseLock(ctx, ev, api)
 	switch {
 	case err != nil:
 		c.State, c.Note = report.LockUnread, r.relative(err.Error())
-		return c
+		return c, err
 	case !found:
 		l, err := lock.Parse(head)
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		c.State = report.LockAdded
 		c.Tools, c.Resources, c.Prompts = len(l.Tools), len(l.Resources), len(l.Prompts)
 		setApproval(c, l)
 		c.HeadDigest = l.OverallDigest
-		return c
+		return c, nil
 	case bytes.Equal(base, head):
 		c.State = report.LockUnchanged
-		return c
+		return c, nil
 	}
 	res, err := diffBase(ctx, base, r.lockAbs)
 	if err != nil {
 		c.State, c.Note = report.LockUnread, "compare it with this pull request's lock: "+r.relative(err.Error())
-		return c
+		return c, err
 	}
 	c.State = report.LockChanged
 	c.Items = res.Drift
 	c.BaseDigest, c.HeadDigest = res.A.OverallDigest, res.B.OverallDigest
 	setApproval(c, res.B)
-	return c
+	return c, nil
 }
 
 // setApproval copies the approval state of the pull request's lock l.
@@ -240,7 +255,7 @@ func (r *runner) baseLock(ctx context.Context, ev Event, api *githubAPI) (data [
 	}
 	rel = filepath.ToSlash(rel)
 
-	gitErr := errors.New("the workspace is not a git checkout")
+	gitErr := errNotCheckout
 	if top != "" {
 		g, err := newGitRepo(top, r.getenv)
 		if err == nil {
@@ -252,7 +267,11 @@ func (r *runner) baseLock(ctx context.Context, ev Event, api *githubAPI) (data [
 		gitErr = err
 	}
 	if api == nil {
-		return nil, false, fmt.Errorf("the base lock was not read from git (%v), and the GitHub API is used only with comment: true on a pull request from the same repository", gitErr)
+		err := fmt.Errorf("the base lock was not read from git (%w), and the GitHub API is used only with comment: true on a pull request from the same repository", gitErr)
+		if errors.Is(gitErr, errGitMissing) || errors.Is(gitErr, errNotCheckout) {
+			err = noBaseSourceError{err}
+		}
+		return nil, false, err
 	}
 	data, found, err = api.fileAt(ctx, rel, ev.BaseSHA, lock.MaxFileBytes)
 	if err != nil {

@@ -468,6 +468,18 @@ func TestReviewNoAPICall(t *testing.T) {
 			if r.outputs["candidate-lock"] != "warden.candidate.lock" {
 				t.Errorf("candidate-lock = %q", r.outputs["candidate-lock"])
 			}
+			// Without git and without the API, the lock review is not
+			// available: a notice and a line in the summary, no warning.
+			pr := r.summary != "" && tt.name != "push"
+			if pr && !strings.Contains(r.summary, "could not be read") {
+				t.Errorf("summary does not say why the lock changes are missing:\n%s", r.summary)
+			}
+			if pr && !strings.Contains(r.stdout, "::notice title=warden::what this pull request changes in the lock is not shown: the base lock was not read from git (the workspace is not a git checkout)") {
+				t.Errorf("no notice about the lock review:\n%s", r.stdout)
+			}
+			if tt.name != "no token" && strings.Contains(r.stdout, "::warning") {
+				t.Errorf("warnings:\n%s", r.stdout)
+			}
 		})
 	}
 }
