@@ -1,130 +1,118 @@
 # warden as a Docker container action.
 #
-# GitHub builds this file on every workflow run (action.yml: runs.using:
-# docker, image: Dockerfile, args: ["action"]) with plain `docker build`, so
-# the defaults below must work with no --build-arg at all. Local and CI test
-# builds (scripts/container/test.sh) swap the base images for stand-ins
-# made by scripts/container/build-bases.sh, because no registry other than
-# the Go module proxy, npm and Debian's archive is reachable there:
+# GitHub builds this file when action.yml says `image: Dockerfile` (the
+# main branch between releases; a release moves action.yml to the prebuilt
+# image by digest, see .github/workflows/release.yml). It builds with plain
+# `docker build`, no build args, BuildKit or the classic builder: this file
+# uses no BuildKit-only syntax (no RUN --mount, no heredocs, no COPY --link),
+# so act, self-hosted runners without buildx and podman/buildah build it too.
 #
-#   podman build --network host --pull=never \
-#     --build-arg GO_IMAGE=localhost/warden-go-base:1.26 \
-#     --build-arg RUNTIME_IMAGE=localhost/warden-runtime-base:bookworm \
-#     --build-arg UV_IMAGE=localhost/warden-uv-standin:local \
-#     -t localhost/warden-action:test .
+# Every input comes from a source that GitHub's runners and warden's own
+# development and CI machines (which reach no container registry) both
+# reach, except the two images named in FROM / COPY --from:
 #
-# To leave uv out instead of using the stand-in, point UV_IMAGE at any
-# local image and pass --build-arg WITH_UV=false.
+#   base image        docker.io/library/debian:trixie-slim (Debian 13)
+#   node, npm, npx,   Debian's archive (apt-get): Node.js 20 LTS, npm 9,
+#   python3           Python 3.13
+#   Go toolchain      the Go module proxy (golang.org/toolchain module),
+#                     checked against the SHA-256 sums below
+#   Go modules        the Go module proxy, checked against go.sum
+#   uv, uvx           ghcr.io/astral-sh/uv (copied from the official image)
 #
-# RUN --mount (cache and bind mounts below) needs BuildKit, which is what
-# `docker build` uses by default since Docker 23 and on GitHub's hosted
-# runners; buildah/podman support the same syntax.
-#
-# Pins are exact versions, not floating tags, so a rebuild next month starts
-# from the same toolchain; bump them deliberately (ideally also pin digests:
-# golang:1.26.8-bookworm@sha256:...).
-
-# Go toolchain for the build stage. Any image with Go >= go.mod's version
-# and a POSIX shell works.
-ARG GO_IMAGE=golang:1.26.8-bookworm
-# Runtime: Debian bookworm (slim) carrying Node.js, npm and npx. Node 24 LTS
-# rather than Debian's own nodejs 18 (end of life) because current npm MCP
-# servers declare engines >= 20. python3 is added below when missing.
-ARG RUNTIME_IMAGE=node:24.21.0-bookworm-slim
-# Official uv image: a scratch image holding only /uv and /uvx.
-ARG UV_IMAGE=ghcr.io/astral-sh/uv:0.13.8
-# Stamped into the binary (main.version) and the image label. GitHub passes
-# no build args to a Dockerfile action, so this default is what the
-# published action reports and records in locks as warden_version: set it
-# when cutting a release.
-ARG WARDEN_VERSION=dev
-
-# `COPY --from=` does not expand build args (BuildKit rejects it), so the uv
-# image gets a stage of its own that later steps refer to by name. Locally
-# UV_IMAGE points at the stand-in (same layout, stub programs), or at any
-# image already present together with WITH_UV=false, which turns the
-# install step into a no-op.
-FROM ${UV_IMAGE} AS uv
+# scripts/container/test.sh builds this file unmodified, with no build args.
+# Where no registry is reachable, scripts/container/build-bases.sh stands in
+# for the two images under these exact names: debian:trixie-slim is made
+# from Debian's archive with debootstrap (the same packages), uv is a stub
+# that answers --version only. Real uv is therefore checked on GitHub only,
+# by the action self-test workflow (docs/action.md, "What the container test
+# cannot check here").
 
 # ---------------------------------------------------------------------------
-FROM ${GO_IMAGE} AS build
+FROM docker.io/library/debian:trixie-slim AS build
 
-# Module download settings. Defaults equal Go's own; override to use a
-# mirror, or to build from a prebuilt module cache without network, e.g.
-# with podman:
-#   podman build -v "$(go env GOMODCACHE)":/gomodcache-seed:ro \
-#     --build-arg GOPROXY=file:///gomodcache-seed/cache/download,off ...
+RUN set -eu; \
+    apt-get update; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        ca-certificates curl unzip; \
+    rm -rf /var/lib/apt/lists/*
+
+# The Go toolchain, as the `go` command itself fetches it with GOTOOLCHAIN:
+# the golang.org/toolchain module zip from the module proxy. The sums are
+# those of the official Go 1.26.8 release (the zip's bin/go is byte for byte
+# the go.dev download); bump version and sums together.
+ARG GO_VERSION=1.26.8
+ARG GO_SHA256_AMD64=30c2b1bf7dcc88d3eb0a1364e47ddd9128edb3110a30e8a0ef61cd5856b31de7
+ARG GO_SHA256_ARM64=02b36b6787b3ac767668f630e2998df45a3b1f9ffee08d1bf3ef6487cd658d99
+# Module proxy for the toolchain and the modules (the first URL is used for
+# the toolchain). Override to use a mirror.
 ARG GOPROXY=https://proxy.golang.org,direct
-ARG GOFLAGS=
-ARG WARDEN_VERSION
 
-# Fixed cache locations so the cache mounts below hit them whatever GOPATH
-# the GO_IMAGE declares. CGO off: the binary must be static to run on any
-# runtime base.
-ENV CGO_ENABLED=0 \
-    GOMODCACHE=/go/pkg/mod \
-    GOCACHE=/root/.cache/go-build
+ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    GOTOOLCHAIN=local \
+    CGO_ENABLED=0 \
+    GOFLAGS=-trimpath
+
+RUN set -eu; \
+    arch=$(dpkg --print-architecture); \
+    case "$arch" in \
+      amd64) sum=$GO_SHA256_AMD64 ;; \
+      arm64) sum=$GO_SHA256_ARM64 ;; \
+      *) echo "no Go toolchain checksum for $arch" >&2; exit 1 ;; \
+    esac; \
+    proxy=${GOPROXY%%[,|]*}; \
+    case "$proxy" in http://* | https://*) ;; *) proxy=https://proxy.golang.org ;; esac; \
+    mod="v0.0.1-go${GO_VERSION}.linux-${arch}"; \
+    echo "fetching Go ${GO_VERSION} for ${arch} from ${proxy}"; \
+    curl -fsSL --retry 3 -o /tmp/go.zip "${proxy}/golang.org/toolchain/@v/${mod}.zip"; \
+    echo "${sum}  /tmp/go.zip" | sha256sum -c -; \
+    unzip -q /tmp/go.zip -d /tmp/go; \
+    mv "/tmp/go/golang.org/toolchain@${mod}" /usr/local/go; \
+    rm -rf /tmp/go /tmp/go.zip; \
+    go version
 
 WORKDIR /src
 
-# Modules first, in their own layer, so source edits do not re-download.
-# The cache mounts keep modules and compiled packages across builds without
-# baking them into any layer (BuildKit and buildah both support them).
+# Modules first, in their own layer: a source edit does not download them
+# again.
 COPY go.mod go.sum ./
-RUN --mount=type=cache,target=/go/pkg/mod \
-    go mod download
+RUN go mod download
 
 COPY . .
-RUN --mount=type=cache,target=/go/pkg/mod \
-    --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -ldflags "-s -w -X main.version=${WARDEN_VERSION}" \
-        -o /out/warden .
+# Stamped into the binary (`warden version`, warden_version in locks) and
+# the image label. GitHub passes no build args, so an image built from this
+# file on a runner reports "dev"; the release workflow sets the tag.
+ARG WARDEN_VERSION=dev
+RUN go build -ldflags "-s -w -X main.version=${WARDEN_VERSION}" -o /out/warden . && \
+    /out/warden version
 
 # ---------------------------------------------------------------------------
-FROM ${RUNTIME_IMAGE} AS runtime
+FROM docker.io/library/debian:trixie-slim
 
-ARG WARDEN_VERSION
-# true: install uv/uvx from UV_IMAGE (the default; the real action needs
-# them for uvx-launched servers). false: skip, for local builds that cannot
-# pull UV_IMAGE. Anything else is an error rather than a silent skip.
-ARG WITH_UV=true
-
-# Make sure the launchers MCP servers are started with exist, whatever the
-# base: the node image lacks python3 (and may lack CA roots); the local
-# Debian stand-in already has everything, so this installs nothing there and
-# needs no network. npm's update notifier is switched off globally because
-# warden spawns servers with a scrubbed environment (env vars would not
-# reach npx) and the notice would only add network calls and stderr noise.
+# The launchers MCP servers are started with. npm's update notifier and
+# funding notes are switched off globally: warden starts servers with a
+# scrubbed environment (an npm_config_* variable would not reach npx), and
+# they would only add network calls and stderr noise.
 RUN set -eu; \
-    missing=""; \
-    command -v node    >/dev/null 2>&1 || missing="$missing nodejs"; \
-    command -v npm     >/dev/null 2>&1 || missing="$missing npm"; \
-    command -v python3 >/dev/null 2>&1 || missing="$missing python3"; \
-    test -s /etc/ssl/certs/ca-certificates.crt || missing="$missing ca-certificates"; \
-    if [ -n "$missing" ]; then \
-        apt-get update; \
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing; \
-        apt-get clean; \
-        rm -rf /var/lib/apt/lists/*; \
-    fi; \
+    apt-get update; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        ca-certificates nodejs npm python3; \
+    apt-get clean; \
+    rm -rf /var/lib/apt/lists/*; \
     npm config --global set update-notifier false; \
     npm config --global set fund false; \
     echo "node $(node --version), npm $(npm --version), npx $(npx --version), $(python3 --version)"
 
-RUN --mount=type=bind,from=uv,source=/,target=/mnt/uv \
-    set -eu; \
-    case "$WITH_UV" in \
-      true)  install -m 0755 /mnt/uv/uv /mnt/uv/uvx /usr/local/bin/ \
-             && uv --version && uvx --version ;; \
-      false) echo "WITH_UV=false: uv/uvx not installed (local test build only)" ;; \
-      *)     echo "WITH_UV must be true or false, got '$WITH_UV'" >&2; exit 1 ;; \
-    esac
+# uv and uvx, for servers launched with `uvx pkg==version`.
+COPY --from=ghcr.io/astral-sh/uv:0.13.0 /uv /uvx /usr/local/bin/
+RUN uv --version && uvx --version
 
 COPY --from=build /out/warden /usr/local/bin/warden
 
+ARG WARDEN_VERSION=dev
 LABEL org.opencontainers.image.title="warden" \
       org.opencontainers.image.description="Pin and check the declared tool surface of MCP servers (GitHub Action)" \
       org.opencontainers.image.source="https://github.com/wardenlock/warden" \
+      org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.version="${WARDEN_VERSION}"
 
 # Deliberately no USER: GitHub runs container actions as root with

@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run): installs what the tests need on a
 # fresh machine, then runs vet, the Go test suite with the race detector, the
-# conformance corpus, actionlint on the workflows and the container test.
+# conformance corpus, actionlint on the workflows, the release scripts and the
+# container test. Each phase prints its start time; the end prints how long
+# each took.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 
-phase() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+timings=()
+phase_name=""
+phase_start=$SECONDS
+end_phase() {
+  [ -n "$phase_name" ] && timings+=("$(printf '%-28s %4ds' "$phase_name" $((SECONDS - phase_start)))")
+  phase_name=""
+}
+phase() {
+  end_phase
+  phase_name=$1
+  phase_start=$SECONDS
+  printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"
+}
+started=$SECONDS
 
 phase "go modules"
 go mod download
@@ -46,9 +61,17 @@ phase "actionlint"
 # Pinned; 'go run pkg@version' leaves go.mod alone.
 go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 -color=false .github/workflows/*.yml examples/workflows/*.yml
 
+phase "release scripts"
+bash scripts/release/test.sh
+
 phase "container test"
-if [ -x scripts/container/test.sh ]; then
-  bash scripts/container/test.sh
-else
-  echo "SKIP: container test: scripts/container/test.sh missing"
-fi
+container_log=$(mktemp)
+trap 'rm -f "$container_log"' EXIT
+bash scripts/container/test.sh | tee "$container_log"
+end_phase
+
+printf '\n=== timings\n'
+printf '%s\n' "${timings[@]}"
+printf '%-28s %4ds\n' "total" $((SECONDS - started))
+# The container test's closing "container: N passed, N failed" line, last.
+grep -E '^(container: [0-9]+ passed|SKIP: container test)' "$container_log" | tail -n 1 || true

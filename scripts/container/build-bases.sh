@@ -1,57 +1,63 @@
 #!/usr/bin/env bash
-# Build the local stand-ins for the Dockerfile's base images.
+# Make the images the Dockerfile names available to podman under exactly the
+# names it uses, so that the unmodified Dockerfile builds here.
 #
-# No container registry is reachable from development and CI machines, so
-# golang:*, node:* and debian:* cannot be pulled. This script builds two
-# equivalent images from Debian's archive (reachable through apt's mirror)
-# and `podman import`s them:
+# The Dockerfile's external images are read from it: every FROM that is not
+# an earlier stage, and every COPY --from= that names an image. No container
+# registry is reachable from warden's development and CI machines, so each
+# one is stood in for locally, tagged with the very name the Dockerfile uses:
 #
-#   runtime base  debootstrap --variant=minbase bookworm + nodejs, npm,
-#                 python3, ca-certificates, trimmed like bookworm-slim
-#   Go base       debootstrap --variant=minbase bookworm + ca-certificates +
-#                 the host's Go toolchain (GOROOT) at /usr/local/go, with the
-#                 same GOPATH/PATH/GOTOOLCHAIN settings as the golang image
-#   uv stand-in   a scratch image laid out like ghcr.io/astral-sh/uv (/uv,
+#   docker.io/library/debian:SUITE-slim
+#                 debootstrap --variant=minbase SUITE from Debian's archive
+#                 (the archive the real image is made from), trimmed and
+#                 configured like Debian's -slim images (no docs, man pages
+#                 or locales; apt sources for SUITE, SUITE-updates and
+#                 SUITE-security; apt lists removed)
+#   ghcr.io/astral-sh/uv:VERSION
+#                 a scratch image laid out like the official one (/uv,
 #                 /uvx), whose two files are shell stubs that answer
-#                 --version and refuse everything else, so a local build can
-#                 run the Dockerfile's default WITH_UV=true path
+#                 --version and refuse everything else: real uv is checked
+#                 on GitHub only (docs/action.md)
 #
-# Each image carries a stamp label: a hash of this script, the package list,
-# the mirror and (for Go) the host's Go version. A base whose stamp still
-# matches is kept, so repeated runs cost a few `podman image inspect`s.
+# A name the script has no stand-in for is an error: add one here, or run
+# on a machine that can pull it (WARDEN_CONTAINER_PULL=1).
 #
-# Usage: scripts/container/build-bases.sh [--force]
+# Each stand-in carries a stamp label: a hash of this script, the mirror
+# and the suite. A stand-in whose stamp still matches is kept, so repeated
+# runs cost a few `podman image inspect`s.
+#
+# Usage: scripts/container/build-bases.sh [--force] [--list]
+#   --force  rebuild every stand-in
+#   --list   print the Dockerfile's external images and exit
 # Environment (all optional):
-#   WARDEN_RUNTIME_BASE    image name  (default localhost/warden-runtime-base:bookworm)
-#   WARDEN_GO_BASE         image name  (default localhost/warden-go-base:1.26)
-#   WARDEN_UV_STANDIN      image name  (default localhost/warden-uv-standin:local)
-#   WARDEN_DEBIAN_MIRROR   archive URI (default: the bookworm mirror apt uses here)
+#   WARDEN_DOCKERFILE      the Dockerfile (default: the repository's)
+#   WARDEN_CONTAINER_PULL  1: podman pull the real images instead
+#   WARDEN_DEBIAN_MIRROR   archive URI (default: the one apt uses here)
 #   WARDEN_CONTAINER_STATE state dir   (default /var/tmp/warden-container)
 #   CONTAINERS_CONF        podman config; a runc/cgroupfs one is written if unset
 set -euo pipefail
 
-readonly SUITE=bookworm
 readonly STAMP_LABEL=org.wardenlock.warden.base-stamp
-readonly RUNTIME_BASE=${WARDEN_RUNTIME_BASE:-localhost/warden-runtime-base:bookworm}
-readonly GO_BASE=${WARDEN_GO_BASE:-localhost/warden-go-base:1.26}
-readonly UV_STANDIN=${WARDEN_UV_STANDIN:-localhost/warden-uv-standin:local}
 readonly STATE=${WARDEN_CONTAINER_STATE:-/var/tmp/warden-container}
-# What the Dockerfile's runtime stage expects to find (node, npm, npx,
-# python3, CA roots); anything else would only grow the image.
-readonly RUNTIME_PACKAGES=(nodejs npm python3 ca-certificates)
-# The Go base only needs CA roots to reach the module proxy over https.
-readonly GO_PACKAGES=(ca-certificates)
 readonly SELF="${BASH_SOURCE[0]}"
+HERE=$(cd "$(dirname "$SELF")" && pwd)
+readonly HERE
+readonly DOCKERFILE=${WARDEN_DOCKERFILE:-$HERE/../../Dockerfile}
 
 FORCE=false
 WORKDIR=""
 MOUNTED=()
+MIRROR=""
+SECURITY_URI=""
 
 log() { printf '[build-bases] %s\n' "$*" >&2; }
-die() { printf '[build-bases] ERROR: %s\n' "$*" >&2; exit 1; }
+die() {
+	printf '[build-bases] ERROR: %s\n' "$*" >&2
+	exit 1
+}
 
 cleanup() {
-	local m
+	local m i
 	# Unmount in reverse order before deleting, or rm would descend into
 	# the host's /proc.
 	for ((i = ${#MOUNTED[@]} - 1; i >= 0; i--)); do
@@ -63,14 +69,35 @@ cleanup() {
 	fi
 }
 
-# Print the first archive URI that apt on this machine uses for SUITE
-# ("bookworm", "bookworm-security", ...), from deb822 .sources files and
-# one-line .list files alike. Empty output when none.
+# external_images FILE: the images FILE builds from, one per line, in
+# order, each once. Stage names (FROM x AS name) are not images; neither is
+# a --from= that names a stage or a stage number.
+external_images() {
+	awk '
+		function strip(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+		function add(img) { if (!(img in seen) && !(tolower(img) in stage) && img !~ /^[0-9]+$/) { seen[img] = 1; print img } }
+		{ line = $0 }
+		# Joined continuation lines are not needed: FROM and COPY --from
+		# carry the image on their first line.
+		toupper($1) == "FROM" {
+			i = 2
+			while (i <= NF && $i ~ /^--/) i++
+			if (i <= NF) add($i)
+			for (j = i + 1; j < NF; j++) if (toupper($j) == "AS") stage[tolower($(j + 1))] = 1
+			next
+		}
+		toupper($1) == "COPY" || toupper($1) == "ADD" {
+			for (j = 2; j <= NF; j++) if ($j ~ /^--from=/) { img = substr($j, 8); add(img) }
+		}' "$1"
+}
+
+# Print the first archive URI that apt on this machine uses for SUITE,
+# from deb822 .sources files and one-line .list files alike. Empty output
+# when none.
 apt_uri_for_suite() {
 	local suite=$1 f
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[[ -r "$f" ]] || continue
-		# Paragraph mode: one deb822 stanza per record.
 		awk -v want="$suite" '
 			BEGIN { RS = ""; FS = "\n" }
 			{
@@ -99,18 +126,25 @@ apt_uri_for_suite() {
 	done | head -n 1
 }
 
-# Resolve the mirrors once: main archive (required) plus updates/security
-# when the host uses them, so the image's apt sees the same archive state.
+# The Debian archive and security archive this machine's apt uses (for any
+# suite it lists), else deb.debian.org.
 resolve_mirrors() {
-	MIRROR=${WARDEN_DEBIAN_MIRROR:-$(apt_uri_for_suite "$SUITE" | head -n 1)}
+	local host_suite
+	host_suite=$(. /etc/os-release 2>/dev/null && printf '%s' "${VERSION_CODENAME:-}")
+	MIRROR=${WARDEN_DEBIAN_MIRROR:-}
+	if [[ -z "$MIRROR" && -n "$host_suite" ]]; then
+		MIRROR=$(apt_uri_for_suite "$host_suite")
+	fi
 	MIRROR=${MIRROR:-http://deb.debian.org/debian}
-	UPDATES_URI=$(apt_uri_for_suite "$SUITE-updates" | head -n 1)
-	SECURITY_URI=$(apt_uri_for_suite "$SUITE-security" | head -n 1)
-	log "mirror: $MIRROR (updates: ${UPDATES_URI:-none}, security: ${SECURITY_URI:-none})"
+	if [[ -n "$host_suite" ]]; then
+		SECURITY_URI=$(apt_uri_for_suite "$host_suite-security")
+	fi
+	SECURITY_URI=${SECURITY_URI:-http://deb.debian.org/debian-security}
+	log "Debian archive: $MIRROR (security: $SECURITY_URI)"
 }
 
 # shellcheck source=scripts/container/containers-conf.sh
-source "$(dirname "${BASH_SOURCE[0]}")/containers-conf.sh"
+source "$HERE/containers-conf.sh"
 
 require_tools() {
 	local t missing=()
@@ -121,73 +155,16 @@ require_tools() {
 	[[ $(id -u) -eq 0 ]] || die "must run as root (debootstrap, chroot and rootful podman)"
 }
 
-# The stamp covers everything that shapes an image's content.
+# stamp_of KIND ARG: a hash of everything that shapes a stand-in's content.
 stamp_of() {
-	local kind=$1
 	{
 		sha256sum "$SELF" | cut -d' ' -f1
-		printf 'suite=%s mirror=%s updates=%s security=%s\n' \
-			"$SUITE" "$MIRROR" "$UPDATES_URI" "$SECURITY_URI"
-		case $kind in
-		runtime) printf 'packages=%s\n' "${RUNTIME_PACKAGES[*]}" ;;
-		go)
-			printf 'packages=%s\n' "${GO_PACKAGES[*]}"
-			printf 'go=%s goroot=%s\n' "$(go env GOVERSION)" "$(go env GOROOT)"
-			;;
-		uv) printf 'uv-standin\n' ;;
-		esac
+		printf 'kind=%s arg=%s mirror=%s security=%s\n' "$1" "$2" "$MIRROR" "$SECURITY_URI"
 	} | sha256sum | cut -c1-32
 }
 
 image_stamp() {
 	podman image inspect --format "{{ index .Labels \"$STAMP_LABEL\" }}" "$1" 2>/dev/null || true
-}
-
-# One debootstrap per invocation, shared by both bases (each copies it).
-# --cache-dir keeps the .debs so a rebuild does not download them again.
-ensure_minbase() {
-	local dir="$WORKDIR/minbase"
-	if [[ ! -d "$dir" ]]; then
-		mkdir -p "$STATE/debootstrap-cache"
-		log "debootstrap --variant=minbase $SUITE from $MIRROR"
-		if ! debootstrap --variant=minbase --include=ca-certificates \
-			--cache-dir="$STATE/debootstrap-cache" \
-			"$SUITE" "$dir" "$MIRROR" >"$WORKDIR/debootstrap.log" 2>&1; then
-			tail -n 30 "$WORKDIR/debootstrap.log" >&2
-			die "debootstrap failed (log above)"
-		fi
-	fi
-}
-
-# apt sources inside the image mirror the host's, so apt-get in a
-# Dockerfile RUN step works the same locally as the base would on Docker Hub.
-write_apt_sources() {
-	local root=$1 suites="$SUITE"
-	[[ -n "$UPDATES_URI" && "$UPDATES_URI" == "$MIRROR" ]] && suites="$suites $SUITE-updates"
-	rm -f "$root/etc/apt/sources.list"
-	{
-		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\n' "$MIRROR" "$suites"
-		printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
-		if [[ -n "$SECURITY_URI" ]]; then
-			printf '\nTypes: deb\nURIs: %s\nSuites: %s-security\nComponents: main\n' "$SECURITY_URI" "$SUITE"
-			printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
-		fi
-	} >"$root/etc/apt/sources.list.d/debian.sources"
-}
-
-# Same trimming as Debian's -slim images: no docs, man pages or locales.
-write_slim_dpkg_excludes() {
-	cat >"$1/etc/dpkg/dpkg.cfg.d/90-warden-slim" <<-'EOF'
-		path-exclude /usr/share/doc/*
-		path-include /usr/share/doc/*/copyright
-		path-exclude /usr/share/man/*
-		path-exclude /usr/share/info/*
-		path-exclude /usr/share/locale/*
-		path-include /usr/share/locale/locale.alias
-		path-exclude /usr/share/groff/*
-		path-exclude /usr/share/lintian/*
-		path-exclude /usr/share/linda/*
-	EOF
 }
 
 chroot_run() {
@@ -198,38 +175,8 @@ chroot_run() {
 		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 }
 
-# Install packages with apt inside the chroot. /proc is mounted because
-# some maintainer scripts read it; policy-rc.d stops any daemon start.
-apt_install_in() {
-	local root=$1
-	shift
-	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-	chmod 0755 "$root/usr/sbin/policy-rc.d"
-	mount -t proc proc "$root/proc"
-	MOUNTED+=("$root/proc")
-	chroot_run "$root" apt-get update -q >"$WORKDIR/apt.log" 2>&1 ||
-		{ tail -n 20 "$WORKDIR/apt.log" >&2; die "apt-get update in chroot failed"; }
-	chroot_run "$root" apt-get install -y -q --no-install-recommends "$@" >>"$WORKDIR/apt.log" 2>&1 ||
-		{ tail -n 30 "$WORKDIR/apt.log" >&2; die "apt-get install $* in chroot failed"; }
-	umount "$root/proc"
-	rm -f "$root/usr/sbin/policy-rc.d"
-}
-
-# Remove what a container image should not ship: apt lists and caches,
-# logs, the host's resolv.conf (podman supplies one per container).
-trim_rootfs() {
-	local root=$1
-	rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
-		"$root"/var/cache/apt/archives/*.deb "$root"/var/cache/debconf/*-old \
-		"$root"/var/log/* "$root"/tmp/* "$root"/root/.cache
-	: >"$root/etc/resolv.conf"
-	: >"$root/etc/hostname"
-}
-
-# podman import from a tarball of the rootfs. --numeric-owner keeps uids
-# as in the chroot; the --change lines add what a Dockerfile base would
-# carry (environment, default command, the cache stamp).
+# podman import from a tarball of ROOT, tagged IMAGE. The --change lines
+# add what the real image's config carries.
 import_rootfs() {
 	local root=$1 image=$2 stamp=$3
 	shift 3
@@ -240,101 +187,141 @@ import_rootfs() {
 	done
 	old=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 	new=$(tar --numeric-owner --xattrs -C "$root" -c . |
-		podman import --quiet "${changes[@]}" --message "warden local base ($stamp)" - "$image")
-	# The superseded base is now untagged; drop it unless something (a
+		podman import --quiet "${changes[@]}" --message "warden local stand-in ($stamp)" - "$image")
+	# The superseded stand-in is now untagged; drop it unless something (a
 	# cached build layer) still uses it.
 	if [[ -n "$old" && "$new" != *"$old"* ]]; then
 		podman rmi "$old" >/dev/null 2>&1 || true
 	fi
 }
 
-build_runtime_base() {
-	local stamp=$1 root="$WORKDIR/runtime"
-	log "building $RUNTIME_BASE (${RUNTIME_PACKAGES[*]})"
-	ensure_minbase
-	cp -a "$WORKDIR/minbase" "$root"
-	write_apt_sources "$root"
-	write_slim_dpkg_excludes "$root"
-	apt_install_in "$root" "${RUNTIME_PACKAGES[@]}"
-	# Fail here, not later in the Dockerfile, if a launcher is missing.
-	chroot_run "$root" sh -ec 'node --version; npm --version; npx --version; python3 --version' |
-		tr '\n' ' ' | sed 's/^/[build-bases] runtime tools: /; s/ $/\n/' >&2
-	trim_rootfs "$root"
-	import_rootfs "$root" "$RUNTIME_BASE" "$stamp" \
+# debian_slim IMAGE SUITE: Debian SUITE as Debian's own -slim image has it.
+build_debian_slim() {
+	local image=$1 suite=$2 stamp=$3 root="$WORKDIR/rootfs" keyring
+	log "building $image: debootstrap --variant=minbase $suite from $MIRROR"
+	mkdir -p "$STATE/debootstrap-cache"
+	if ! debootstrap --variant=minbase --cache-dir="$STATE/debootstrap-cache" \
+		"$suite" "$root" "$MIRROR" >"$WORKDIR/debootstrap.log" 2>&1; then
+		tail -n 30 "$WORKDIR/debootstrap.log" >&2
+		die "debootstrap $suite failed (log above)"
+	fi
+	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	[[ -e "$root$keyring" ]] || keyring=/usr/share/keyrings/debian-archive-keyring.pgp
+	# apt sources as in the real image: SUITE, SUITE-updates and
+	# SUITE-security, main only.
+	rm -f "$root/etc/apt/sources.list"
+	cat >"$root/etc/apt/sources.list.d/debian.sources" <<-EOF
+		Types: deb
+		URIs: $MIRROR
+		Suites: $suite $suite-updates
+		Components: main
+		Signed-By: $keyring
+
+		Types: deb
+		URIs: $SECURITY_URI
+		Suites: $suite-security
+		Components: main
+		Signed-By: $keyring
+	EOF
+	# The -slim trimming: no docs, man pages or locales from later installs.
+	cat >"$root/etc/dpkg/dpkg.cfg.d/docker" <<-'EOF'
+		path-exclude /usr/share/doc/*
+		path-include /usr/share/doc/*/copyright
+		path-exclude /usr/share/man/*
+		path-exclude /usr/share/groff/*
+		path-exclude /usr/share/info/*
+		path-exclude /usr/share/locale/*
+		path-include /usr/share/locale/locale.alias
+		path-exclude /usr/share/lintian/*
+		path-exclude /usr/share/linda/*
+	EOF
+	# apt settings of the real image: clean the package cache after each
+	# install, no translations.
+	cat >"$root/etc/apt/apt.conf.d/docker-clean" <<-'EOF'
+		DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+		APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+		Dir::Cache::pkgcache "";
+		Dir::Cache::srcpkgcache "";
+	EOF
+	printf 'Acquire::Languages "none";\n' >"$root/etc/apt/apt.conf.d/docker-no-languages"
+	rm -rf "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* \
+		"$root"/usr/share/locale/* "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
+		"$root"/var/cache/apt/archives/*.deb "$root"/var/log/* "$root"/tmp/* "$root"/root/.cache
+	: >"$root/etc/resolv.conf"
+	: >"$root/etc/hostname"
+	chroot_run "$root" sh -c '. /etc/os-release && echo "$PRETTY_NAME"' | sed 's/^/[build-bases] stand-in is /' >&2
+	import_rootfs "$root" "$image" "$stamp" \
 		'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		'ENV LANG=C.UTF-8' \
-		'CMD ["/bin/bash"]'
+		'CMD ["bash"]'
 }
 
-build_go_base() {
-	local stamp=$1 root="$WORKDIR/go" goroot
-	goroot=$(go env GOROOT)
-	log "building $GO_BASE (Go $(go env GOVERSION) from $goroot)"
-	ensure_minbase
-	cp -a "$WORKDIR/minbase" "$root"
-	write_apt_sources "$root"
-	# The compiler's own test suite is the only large part `go build`
-	# never reads.
-	mkdir -p "$root/usr/local/go" "$root/go/bin" "$root/go/src"
-	tar -C "$goroot" --exclude=./test -c . | tar -C "$root/usr/local/go" -x
-	# No /proc in the chroot, so go cannot locate itself: name GOROOT.
-	chroot_run "$root" /usr/bin/env GOROOT=/usr/local/go \
-		/usr/local/go/bin/go version 2>/dev/null >&2
-	trim_rootfs "$root"
-	import_rootfs "$root" "$GO_BASE" "$stamp" \
-		'ENV PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		'ENV GOPATH=/go' \
-		'ENV GOTOOLCHAIN=local' \
-		'ENV LANG=C.UTF-8' \
-		'WORKDIR /go' \
-		'CMD ["/bin/bash"]'
-}
-
-# The official uv image is FROM scratch with /uv and /uvx at its root; the
-# stand-in keeps that layout. Its stubs make any real use fail loudly (exit
-# 127) instead of pretending that uv works.
-build_uv_base() {
-	local stamp=$1 root="$WORKDIR/uv" name
-	log "building $UV_STANDIN (uv/uvx stubs)"
+# uv_stub IMAGE: the official uv image is FROM scratch with /uv and /uvx at
+# its root; the stand-in keeps that layout. Its stubs make any real use fail
+# loudly (exit 127) instead of pretending that uv works.
+build_uv_stub() {
+	local image=$1 version=$2 stamp=$3 root="$WORKDIR/uv" name
+	log "building $image: uv/uvx stubs (real uv is checked on GitHub only)"
 	mkdir -p "$root"
 	for name in uv uvx; do
-		cat >"$root/$name" <<-'EOF'
+		cat >"$root/$name" <<-EOF
 			#!/bin/sh
-			# Local stand-in for uv/uvx (ghcr.io/astral-sh/uv cannot be
-			# pulled on this machine). Not the real tool.
-			me=${0##*/}
-			case "${1:-}" in
+			# Local stand-in for $image, which cannot be pulled on this
+			# machine. Not the real tool.
+			case "\${1:-}" in
 			--version | -V | version)
-				echo "$me 0.0.0 (local stand-in, not the real uv)"
+				echo "$name $version (local stand-in, not the real uv)"
 				exit 0
 				;;
 			esac
-			echo "$me: not available in this local test image (UV_IMAGE stand-in)" >&2
+			echo "$name: not available in this local test image (stand-in for $image)" >&2
 			exit 127
 		EOF
 		chmod 0755 "$root/$name"
 	done
-	import_rootfs "$root" "$UV_STANDIN" "$stamp" 'ENTRYPOINT ["/uv"]'
+	import_rootfs "$root" "$image" "$stamp" 'ENTRYPOINT ["/uv"]'
 }
 
-# Build one base unless its stamp label already matches.
-ensure_base() {
-	local kind=$1 image=$2 want have started
-	want=$(stamp_of "$kind")
+# stand_in IMAGE: make IMAGE available locally (or pull it).
+stand_in() {
+	local image=$1 kind arg want have started
+	if [[ "${WARDEN_CONTAINER_PULL:-0}" == 1 ]]; then
+		log "pulling $image"
+		podman pull -q "$image" >/dev/null || die "podman pull $image failed"
+		return
+	fi
+	case $image in
+	docker.io/library/debian:*-slim | debian:*-slim)
+		kind=debian_slim
+		arg=${image##*:}
+		arg=${arg%-slim}
+		;;
+	ghcr.io/astral-sh/uv:*)
+		kind=uv_stub
+		arg=${image##*:}
+		;;
+	*) die "no local stand-in for $image (named in the Dockerfile): add one to $SELF, or set WARDEN_CONTAINER_PULL=1 where registries are reachable" ;;
+	esac
+	[[ "$image" == */* ]] || die "$image: name images fully (docker.io/library/...), so podman and docker resolve them alike"
+	want=$(stamp_of "$kind" "$arg")
 	have=$(image_stamp "$image")
 	if [[ "$FORCE" == false && "$have" == "$want" ]]; then
 		log "$image is current (stamp $want)"
 		return
 	fi
 	started=$SECONDS
-	"build_${kind}_base" "$want"
+	WORKDIR=$(mktemp -d "$STATE/bases.XXXXXX")
+	"build_$kind" "$image" "$arg" "$want"
+	rm -rf --one-file-system "$WORKDIR"
+	WORKDIR=""
 	log "$image built in $((SECONDS - started))s (stamp $want)"
 }
 
 main() {
+	local list=false images image
 	while (($#)); do
 		case $1 in
 		--force) FORCE=true ;;
+		--list) list=true ;;
 		-h | --help)
 			sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'
 			return 0
@@ -343,19 +330,24 @@ main() {
 		esac
 		shift
 	done
+	[[ -f "$DOCKERFILE" ]] || die "no Dockerfile at $DOCKERFILE"
+	images=$(external_images "$DOCKERFILE")
+	[[ -n "$images" ]] || die "no FROM image found in $DOCKERFILE"
+	if [[ "$list" == true ]]; then
+		printf '%s\n' "$images"
+		return 0
+	fi
 	require_tools
-	command -v go >/dev/null 2>&1 || die "go not found: the Go base copies the host's GOROOT"
 	ensure_containers_conf
 	mkdir -p "$STATE"
 	# Two concurrent runs would import over each other's images.
 	exec 9>"$STATE/build-bases.lock"
 	flock 9
-	WORKDIR=$(mktemp -d "$STATE/bases.XXXXXX")
 	trap cleanup EXIT
 	resolve_mirrors
-	ensure_base runtime "$RUNTIME_BASE"
-	ensure_base go "$GO_BASE"
-	ensure_base uv "$UV_STANDIN"
+	while IFS= read -r image; do
+		stand_in "$image"
+	done <<<"$images"
 }
 
 main "$@"
