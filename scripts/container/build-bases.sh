@@ -22,8 +22,8 @@
 # A name the script has no stand-in for is an error: add one here, or run
 # on a machine that can pull it (WARDEN_CONTAINER_PULL=1).
 #
-# Each stand-in carries a stamp label: a hash of this script, the mirror
-# and the suite. A stand-in whose stamp still matches is kept, so repeated
+# Each stand-in carries a stamp label: a hash of the recipe version, the
+# mirror and the suite. A stand-in whose stamp still matches is kept, so repeated
 # runs cost a few `podman image inspect`s.
 #
 # Usage: scripts/container/build-bases.sh [--force] [--list]
@@ -38,6 +38,8 @@
 set -euo pipefail
 
 readonly STAMP_LABEL=org.wardenlock.warden.base-stamp
+# The stand-ins' recipe version, part of their stamp.
+readonly RECIPE=1
 readonly STATE=${WARDEN_CONTAINER_STATE:-/var/tmp/warden-container}
 readonly SELF="${BASH_SOURCE[0]}"
 HERE=$(cd "$(dirname "$SELF")" && pwd)
@@ -155,12 +157,12 @@ require_tools() {
 	[[ $(id -u) -eq 0 ]] || die "must run as root (debootstrap, chroot and rootful podman)"
 }
 
-# stamp_of KIND ARG: a hash of everything that shapes a stand-in's content.
+# stamp_of KIND ARG: a hash of everything that shapes a stand-in's content:
+# the recipe (bump RECIPE when build_debian_slim or build_uv_stub change
+# what they make), the kind and its argument, and the archive.
 stamp_of() {
-	{
-		sha256sum "$SELF" | cut -d' ' -f1
-		printf 'kind=%s arg=%s mirror=%s security=%s\n' "$1" "$2" "$MIRROR" "$SECURITY_URI"
-	} | sha256sum | cut -c1-32
+	printf 'recipe=%s kind=%s arg=%s mirror=%s security=%s\n' "$RECIPE" "$1" "$2" "$MIRROR" "$SECURITY_URI" |
+		sha256sum | cut -c1-32
 }
 
 image_stamp() {
@@ -345,6 +347,12 @@ main() {
 	flock 9
 	trap cleanup EXIT
 	resolve_mirrors
+	# Stand-ins of the former Dockerfile (base images chosen by build
+	# args), if an earlier run left them: nothing uses them any more.
+	local legacy
+	for legacy in localhost/warden-runtime-base:bookworm localhost/warden-go-base:1.26 localhost/warden-uv-standin:local; do
+		podman rmi "$legacy" >/dev/null 2>&1 || true
+	done
 	while IFS= read -r image; do
 		stand_in "$image"
 	done <<<"$images"

@@ -220,6 +220,10 @@ ensure_tools() {
 	for t in podman runc debootstrap; do
 		command -v "$t" >/dev/null 2>&1 || need+=("$t")
 	done
+	# openssl names the local CAs mounted into the build (host_ca_mounts).
+	if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null && ! command -v openssl >/dev/null 2>&1; then
+		need+=(openssl)
+	fi
 	((${#need[@]} == 0)) && return 0
 	[[ "${WARDEN_CONTAINER_NO_INSTALL:-0}" != 1 ]] ||
 		skip "${need[*]} not installed (WARDEN_CONTAINER_NO_INSTALL=1)"
