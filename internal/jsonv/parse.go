@@ -1,7 +1,10 @@
 package jsonv
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -61,94 +64,551 @@ func Parse(data []byte, opts Options) (*Value, error) {
 // ParseCounted is Parse that also returns how many JSON values the document
 // holds, so that a caller can charge them against a budget.
 func ParseCounted(data []byte, opts Options) (*Value, int, error) {
-	p := &parser{data: data, maxDepth: opts.MaxDepth, maxValues: opts.MaxValues}
-	if p.maxDepth <= 0 {
-		p.maxDepth = HardMaxDepth
+	d := NewBytesDecoder(data, opts)
+	v, err := d.Value()
+	if err == nil {
+		err = d.Finish()
 	}
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, 0, p.fail("byte order mark is not allowed")
-	}
-	p.skipSpace()
-	v, err := p.value(0)
 	if err != nil {
-		return nil, p.values, err
+		return nil, d.values, err
 	}
-	p.skipSpace()
-	if p.pos < len(p.data) {
-		return nil, p.values, p.fail("unexpected data after the JSON value")
-	}
-	return v, p.values, nil
+	return v, d.values, nil
 }
 
-type parser struct {
-	data      []byte
-	pos       int
-	maxDepth  int
-	maxValues int
-	values    int
-	path      Path
+// Decoder reads one JSON document under Parse's rules, from a byte slice or
+// from an io.Reader, either whole (Value) or piece by piece: Object and Array
+// walk a container member by member and item by item, and the callback
+// decodes each one (Value), discards it (Skip) or walks into it. Only what
+// the callbacks keep stays in memory, and a Decoder reading from an
+// io.Reader holds a window of the input, not all of it; so a large document
+// such as a lock of thousands of tools is read one entry's tree at a time.
+//
+// The first failure is final: every later call returns it. Failures in the
+// input are *ParseError (or *ValueLimitError) exactly as Parse would report
+// them; a failure of the io.Reader is returned as it is.
+//
+// Values built by one Decoder are carved out of shared blocks, so a kept
+// node keeps its block alive; a caller that keeps a small part of a large
+// document for long should Clone it.
+type Decoder struct {
+	r    io.Reader
+	buf  []byte
+	pos  int
+	mark int // start of the token being scanned (kept by fill), or -1
+	eof  bool
+	rerr error
+	err  error
+
+	// Where buf[0] sits in the input, for error positions: the line, the
+	// column (counting characters) and the number of bytes before it.
+	baseLine, baseCol int
+	baseOff           int64
+
+	maxDepth, maxValues, values int
+	path                        Path
+	depth                       int  // containers opened by Object and Array
+	begun                       bool // the byte order mark test is done
+	consumed                    int  // values handed out by Value, Skip, Object, Array
+
+	slab     []Value
+	slabNext int
+	members  []Member
+	items    []*Value
+	sbuf     []byte
+	shared   *[256]string // see intern
 }
 
-func (p *parser) fail(format string, args ...any) error {
-	line, col := 1, 1
-	end := min(p.pos, len(p.data))
+// readChunk is the size of one read from an io.Reader.
+const readChunk = 64 << 10
+
+// NewDecoder returns a Decoder reading r. It reads in chunks and never
+// further than it needs to: Finish reads to the end to check that nothing
+// but whitespace follows the value.
+func NewDecoder(r io.Reader, opts Options) *Decoder {
+	d := newDecoder(opts)
+	d.r = r
+	d.buf = make([]byte, 0, readChunk)
+	return d
+}
+
+// NewBytesDecoder returns a Decoder reading data, which it does not copy and
+// which must not change while the Decoder is in use.
+func NewBytesDecoder(data []byte, opts Options) *Decoder {
+	d := newDecoder(opts)
+	d.buf = data
+	d.eof = true
+	return d
+}
+
+func newDecoder(opts Options) *Decoder {
+	d := &Decoder{maxDepth: opts.MaxDepth, maxValues: opts.MaxValues, mark: -1, baseLine: 1, baseCol: 1, slabNext: 8}
+	if d.maxDepth <= 0 {
+		d.maxDepth = HardMaxDepth
+	}
+	return d
+}
+
+// Values returns how many JSON values the Decoder has read so far.
+func (d *Decoder) Values() int { return d.values }
+
+// Offset returns how many bytes of input the Decoder has consumed.
+func (d *Decoder) Offset() int64 { return d.baseOff + int64(d.pos) }
+
+// fill reads more input into buf, keeping everything from the token being
+// scanned (mark) or else from pos. It reports whether anything was added;
+// after true, pos < len(buf).
+func (d *Decoder) fill() bool {
+	if d.eof {
+		return false
+	}
+	keep := d.pos
+	if d.mark >= 0 && d.mark < keep {
+		keep = d.mark
+	}
+	if keep > 0 {
+		d.advanceBase(d.buf[:keep])
+		n := copy(d.buf, d.buf[keep:])
+		d.buf = d.buf[:n]
+		d.pos -= keep
+		if d.mark >= 0 {
+			d.mark -= keep
+		}
+	}
+	if cap(d.buf)-len(d.buf) < readChunk/2 {
+		nb := make([]byte, len(d.buf), max(2*cap(d.buf), len(d.buf)+readChunk))
+		copy(nb, d.buf)
+		d.buf = nb
+	}
+	for {
+		n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
+		d.buf = d.buf[:len(d.buf)+n]
+		if err != nil {
+			d.eof = true
+			if err != io.EOF {
+				d.rerr = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+// advanceBase moves the error-position base past gone, the bytes about to
+// be dropped from the front of buf.
+func (d *Decoder) advanceBase(gone []byte) {
+	d.baseOff += int64(len(gone))
+	for {
+		i := indexNewline(gone)
+		if i < 0 {
+			break
+		}
+		d.baseLine++
+		d.baseCol = 1
+		gone = gone[i+1:]
+	}
+	d.baseCol += len(gone) - continuationBytes(gone)
+}
+
+func indexNewline(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// continuationBytes counts the UTF-8 continuation bytes (10xxxxxx) in b.
+func continuationBytes(b []byte) int {
+	n := 0
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		// A continuation byte has its top bit set and the next one clear.
+		n += bits.OnesCount64(w & ^(w << 1) & 0x8080808080808080)
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c&0xC0 == 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// need makes at least n bytes available from pos when the input has them.
+func (d *Decoder) need(n int) bool {
+	for len(d.buf)-d.pos < n {
+		if !d.fill() {
+			return false
+		}
+	}
+	return true
+}
+
+// peek returns the byte at pos, reading more input if needed.
+func (d *Decoder) peek() (byte, bool) {
+	if d.pos < len(d.buf) {
+		return d.buf[d.pos], true
+	}
+	if d.fill() {
+		return d.buf[d.pos], true
+	}
+	return 0, false
+}
+
+// fail records and returns a refusal at the current position; a read error
+// seen earlier takes its place, since the input then simply ended early.
+func (d *Decoder) fail(format string, args ...any) error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.rerr != nil {
+		d.err = d.rerr
+		return d.err
+	}
+	line, col := d.baseLine, d.baseCol
+	end := min(d.pos, len(d.buf))
 	for i := 0; i < end; i++ {
-		if p.data[i] == '\n' {
+		if d.buf[i] == '\n' {
 			line++
 			col = 1
-		} else if p.data[i]&0xC0 != 0x80 {
+		} else if d.buf[i]&0xC0 != 0x80 {
 			col++
 		}
 	}
-	path := make(Path, len(p.path))
-	copy(path, p.path)
-	return &ParseError{Line: line, Column: col, Path: path, Msg: fmt.Sprintf(format, args...)}
+	path := make(Path, len(d.path))
+	copy(path, d.path)
+	d.err = &ParseError{Line: line, Column: col, Path: path, Msg: fmt.Sprintf(format, args...)}
+	return d.err
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
+// begin runs once, before the first value: the byte order mark test.
+func (d *Decoder) begin() error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.begun {
+		return nil
+	}
+	d.begun = true
+	if d.need(3) && d.buf[d.pos] == 0xEF && d.buf[d.pos+1] == 0xBB && d.buf[d.pos+2] == 0xBF {
+		return d.fail("byte order mark is not allowed")
+	}
+	return nil
+}
+
+// Value decodes the value at the current position into a tree.
+func (d *Decoder) Value() (*Value, error) {
+	if err := d.begin(); err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	v, err := d.value(d.depth)
+	if err != nil {
+		return nil, d.setErr(err)
+	}
+	d.consumed++
+	return v, nil
+}
+
+// Skip reads the value at the current position and discards it.
+func (d *Decoder) Skip() error {
+	_, err := d.Value()
+	return err
+}
+
+// Next reports the kind of the value at the current position without
+// reading it; a number is reported as Int. ok is false at the end of the
+// input or when no value can start there (Value then says why).
+func (d *Decoder) Next() (kind Kind, ok bool) {
+	if d.begin() != nil {
+		return Null, false
+	}
+	d.skipSpace()
+	c, ok := d.peek()
+	if !ok {
+		return Null, false
+	}
+	switch {
+	case c == '{':
+		return Object, true
+	case c == '[':
+		return Array, true
+	case c == '"':
+		return String, true
+	case c == 't' || c == 'f':
+		return Bool, true
+	case c == 'n':
+		return Null, true
+	case c == '-' || isDigit(c):
+		return Int, true
+	}
+	return Null, false
+}
+
+// Object reads the object at the current position member by member. For
+// each member it calls f with the key, positioned at the member's value,
+// which f must read (Value, Skip, Object or Array) before returning. An
+// error from f ends the walk and is returned as it is.
+func (d *Decoder) Object(f func(key string) error) error {
+	if kind, ok := d.Next(); !ok || kind != Object {
+		return d.notA("an object", ok)
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.pos++ // '{'
+	var keys []string
+	var seen map[string]struct{}
+	d.skipSpace()
+	if c, ok := d.peek(); ok && c == '}' {
+		d.pos++
+		return d.leave()
+	}
+	for {
+		d.skipSpace()
+		if c, ok := d.peek(); !ok || c != '"' {
+			return d.fail("expected a string object key")
+		}
+		key, err := d.str()
+		if err != nil {
+			return err
+		}
+		if len(keys) >= 16 {
+			if seen == nil {
+				seen = make(map[string]struct{}, 2*len(keys))
+				for _, k := range keys {
+					seen[k] = struct{}{}
+				}
+			}
+			if _, dup := seen[key]; dup {
+				return d.fail("duplicate object key %q", key)
+			}
+			seen[key] = struct{}{}
+		} else {
+			for _, k := range keys {
+				if k == key {
+					return d.fail("duplicate object key %q", key)
+				}
+			}
+		}
+		keys = append(keys, key)
+		d.skipSpace()
+		if c, ok := d.peek(); !ok || c != ':' {
+			return d.fail("expected ':' after object key")
+		}
+		d.pos++
+		d.skipSpace()
+		d.path = append(d.path, PathElem{Key: key})
+		if err := d.visit(func() error { return f(key) }); err != nil {
+			return err
+		}
+		d.path = d.path[:len(d.path)-1]
+		d.skipSpace()
+		c, ok := d.peek()
+		if !ok {
+			return d.fail("unexpected end of input in object")
+		}
+		switch c {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return d.leave()
 		default:
+			return d.fail("expected ',' or '}' in object")
+		}
+	}
+}
+
+// Array reads the array at the current position item by item, calling f
+// with each item's index, positioned at the item, which f must read before
+// returning. An error from f ends the walk and is returned as it is.
+func (d *Decoder) Array(f func(index int) error) error {
+	if kind, ok := d.Next(); !ok || kind != Array {
+		return d.notA("an array", ok)
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.pos++ // '['
+	d.skipSpace()
+	if c, ok := d.peek(); ok && c == ']' {
+		d.pos++
+		return d.leave()
+	}
+	for i := 0; ; i++ {
+		d.path = append(d.path, PathElem{Index: i, IsIndex: true})
+		d.skipSpace()
+		if err := d.visit(func() error { return f(i) }); err != nil {
+			return err
+		}
+		d.path = d.path[:len(d.path)-1]
+		d.skipSpace()
+		c, ok := d.peek()
+		if !ok {
+			return d.fail("unexpected end of input in array")
+		}
+		switch c {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return d.leave()
+		default:
+			return d.fail("expected ',' or ']' in array")
+		}
+	}
+}
+
+// notA refuses a call to Object or Array where the input holds something
+// else: the reason Value would give, or else that the kind is wrong.
+func (d *Decoder) notA(what string, ok bool) error {
+	if d.err != nil {
+		return d.err
+	}
+	if !ok {
+		_, err := d.Value()
+		if err != nil {
+			return err
+		}
+	}
+	return d.setErr(fmt.Errorf("jsonv: the value at %s is not %s", d.pathString(), what))
+}
+
+func (d *Decoder) pathString() string { return d.path.String() }
+
+// enter counts the container about to be opened by Object or Array as a
+// value, at the current depth, and opens it.
+func (d *Decoder) enter() error {
+	if d.depth > d.maxDepth {
+		return d.fail("nesting deeper than %d", d.maxDepth)
+	}
+	d.values++
+	if d.maxValues > 0 && d.values > d.maxValues {
+		return d.setErr(&ValueLimitError{Limit: d.maxValues})
+	}
+	d.depth++
+	return nil
+}
+
+func (d *Decoder) leave() error {
+	d.depth--
+	d.consumed++
+	return nil
+}
+
+// visit runs a member or item callback and checks that it read its value.
+func (d *Decoder) visit(f func() error) error {
+	before := d.consumed
+	if err := f(); err != nil {
+		return d.setErr(err)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if d.consumed == before {
+		return d.setErr(fmt.Errorf("jsonv: the value at %s was not read", d.pathString()))
+	}
+	return nil
+}
+
+func (d *Decoder) setErr(err error) error {
+	if d.err == nil {
+		d.err = err
+	}
+	return d.err
+}
+
+// Finish checks that nothing but whitespace follows the value, reading the
+// input to its end.
+func (d *Decoder) Finish() error {
+	if d.err != nil {
+		return d.err
+	}
+	d.skipSpace()
+	if d.pos < len(d.buf) {
+		return d.fail("unexpected data after the JSON value")
+	}
+	if d.rerr != nil {
+		return d.fail("")
+	}
+	return nil
+}
+
+func (d *Decoder) skipSpace() {
+	for {
+		buf, i := d.buf, d.pos
+		// Indentation comes in runs of blanks: eight at a time.
+		for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == 0x2020202020202020 {
+			i += 8
+		}
+		for i < len(buf) {
+			switch buf[i] {
+			case ' ', '\t', '\n', '\r':
+				i++
+				continue
+			}
+			d.pos = i
+			return
+		}
+		d.pos = i
+		if !d.fill() {
 			return
 		}
 	}
 }
 
+// alloc returns a zero Value from the current block, starting a new block
+// (of growing size) when it is used up.
+func (d *Decoder) alloc() *Value {
+	if len(d.slab) == 0 {
+		d.slab = make([]Value, d.slabNext)
+		d.slabNext = min(2*d.slabNext, 512)
+	}
+	v := &d.slab[0]
+	d.slab = d.slab[1:]
+	return v
+}
+
 // value parses the element at the given depth.
-func (p *parser) value(depth int) (*Value, error) {
-	if depth > p.maxDepth {
-		return nil, p.fail("nesting deeper than %d", p.maxDepth)
+func (d *Decoder) value(depth int) (*Value, error) {
+	if depth > d.maxDepth {
+		return nil, d.fail("nesting deeper than %d", d.maxDepth)
 	}
-	p.values++
-	if p.maxValues > 0 && p.values > p.maxValues {
-		return nil, &ValueLimitError{Limit: p.maxValues}
+	d.values++
+	if d.maxValues > 0 && d.values > d.maxValues {
+		return nil, &ValueLimitError{Limit: d.maxValues}
 	}
-	if p.pos >= len(p.data) {
-		return nil, p.fail("unexpected end of input")
+	c, ok := d.peek()
+	if !ok {
+		return nil, d.fail("unexpected end of input")
 	}
-	switch c := p.data[p.pos]; {
+	switch {
 	case c == '{':
-		return p.object(depth)
+		return d.object(depth)
 	case c == '[':
-		return p.array(depth)
+		return d.array(depth)
 	case c == '"':
-		s, err := p.str()
+		s, err := d.str()
 		if err != nil {
 			return nil, err
 		}
-		return &Value{Kind: String, Text: s}, nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
+		v := d.alloc()
+		v.Kind, v.Text = String, s
+		return v, nil
+	case c == '-' || isDigit(c):
+		return d.number()
 	case c == 't':
-		return p.literal("true", &Value{Kind: Bool, Bool: true})
+		return d.literal("true", Bool, true)
 	case c == 'f':
-		return p.literal("false", &Value{Kind: Bool})
+		return d.literal("false", Bool, false)
 	case c == 'n':
-		return p.literal("null", &Value{Kind: Null})
+		return d.literal("null", Null, false)
 	default:
-		return nil, p.fail("invalid character %s", quoteByte(c))
+		return nil, d.fail("invalid character %s", quoteByte(c))
 	}
 }
 
@@ -159,255 +619,384 @@ func quoteByte(c byte) string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-func (p *parser) literal(word string, v *Value) (*Value, error) {
-	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nil, p.fail("invalid literal (NaN, Infinity and bare words are not JSON)")
+func (d *Decoder) literal(word string, kind Kind, b bool) (*Value, error) {
+	if !d.need(len(word)) || string(d.buf[d.pos:d.pos+len(word)]) != word {
+		return nil, d.fail("invalid literal (NaN, Infinity and bare words are not JSON)")
 	}
-	p.pos += len(word)
+	d.pos += len(word)
+	v := d.alloc()
+	v.Kind, v.Bool = kind, b
 	return v, nil
 }
 
-func (p *parser) number() (*Value, error) {
-	start := p.pos
+// digits advances over ASCII digits and reports whether there was one.
+func (d *Decoder) digits() bool {
+	// Count rather than compare positions: a read may move the buffer.
+	n := 0
+	for {
+		c, ok := d.peek()
+		if !ok || !isDigit(c) {
+			return n > 0
+		}
+		d.pos++
+		n++
+	}
+}
+
+func (d *Decoder) number() (*Value, error) {
+	d.mark = d.pos
 	kind := Int
-	if p.data[p.pos] == '-' {
-		p.pos++
+	if d.buf[d.pos] == '-' {
+		d.pos++
 	}
+	c, ok := d.peek()
 	switch {
-	case p.pos < len(p.data) && p.data[p.pos] == '0':
-		p.pos++
-	case p.pos < len(p.data) && p.data[p.pos] >= '1' && p.data[p.pos] <= '9':
-		for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
-			p.pos++
-		}
+	case ok && c == '0':
+		d.pos++
+	case ok && c >= '1' && c <= '9':
+		d.digits()
 	default:
-		return nil, p.fail("invalid number (Infinity is not JSON)")
+		d.mark = -1
+		return nil, d.fail("invalid number (Infinity is not JSON)")
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+	if c, ok := d.peek(); ok && c == '.' {
 		kind = Float
-		p.pos++
-		if p.pos >= len(p.data) || !isDigit(p.data[p.pos]) {
-			return nil, p.fail("invalid number: digit expected after '.'")
-		}
-		for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
-			p.pos++
+		d.pos++
+		if !d.digits() {
+			d.mark = -1
+			return nil, d.fail("invalid number: digit expected after '.'")
 		}
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+	if c, ok := d.peek(); ok && (c == 'e' || c == 'E') {
 		kind = Float
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
+		d.pos++
+		if c, ok := d.peek(); ok && (c == '+' || c == '-') {
+			d.pos++
 		}
-		if p.pos >= len(p.data) || !isDigit(p.data[p.pos]) {
-			return nil, p.fail("invalid number: digit expected in exponent")
-		}
-		for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
-			p.pos++
+		if !d.digits() {
+			d.mark = -1
+			return nil, d.fail("invalid number: digit expected in exponent")
 		}
 	}
-	return &Value{Kind: kind, Text: string(p.data[start:p.pos])}, nil
+	v := d.alloc()
+	v.Kind, v.Text = kind, string(d.buf[d.mark:d.pos])
+	d.mark = -1
+	return v, nil
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func (p *parser) array(depth int) (*Value, error) {
-	p.pos++ // '['
-	v := &Value{Kind: Array, Items: []*Value{}}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
+func (d *Decoder) array(depth int) (*Value, error) {
+	d.pos++ // '['
+	v := d.alloc()
+	v.Kind = Array
+	d.skipSpace()
+	if c, ok := d.peek(); ok && c == ']' {
+		d.pos++
+		v.Items = []*Value{}
 		return v, nil
 	}
+	base := len(d.items)
 	for i := 0; ; i++ {
-		p.path = append(p.path, PathElem{Index: i, IsIndex: true})
-		p.skipSpace()
-		item, err := p.value(depth + 1)
+		d.path = append(d.path, PathElem{Index: i, IsIndex: true})
+		d.skipSpace()
+		item, err := d.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		p.path = p.path[:len(p.path)-1]
-		v.Items = append(v.Items, item)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in array")
+		d.path = d.path[:len(d.path)-1]
+		d.items = append(d.items, item)
+		d.skipSpace()
+		c, ok := d.peek()
+		if !ok {
+			return nil, d.fail("unexpected end of input in array")
 		}
-		switch p.data[p.pos] {
+		switch c {
 		case ',':
-			p.pos++
+			d.pos++
 		case ']':
-			p.pos++
+			d.pos++
+			v.Items = make([]*Value, len(d.items)-base)
+			copy(v.Items, d.items[base:])
+			clear(d.items[base:])
+			d.items = d.items[:base]
 			return v, nil
 		default:
-			return nil, p.fail("expected ',' or ']' in array")
+			return nil, d.fail("expected ',' or ']' in array")
 		}
 	}
 }
 
-func (p *parser) object(depth int) (*Value, error) {
-	p.pos++ // '{'
-	v := &Value{Kind: Object, Members: []Member{}}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
+func (d *Decoder) object(depth int) (*Value, error) {
+	d.pos++ // '{'
+	v := d.alloc()
+	v.Kind = Object
+	d.skipSpace()
+	if c, ok := d.peek(); ok && c == '}' {
+		d.pos++
+		v.Members = []Member{}
 		return v, nil
 	}
+	base := len(d.members)
 	var seen map[string]struct{}
 	for {
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.fail("expected a string object key")
+		d.skipSpace()
+		if c, ok := d.peek(); !ok || c != '"' {
+			return nil, d.fail("expected a string object key")
 		}
-		key, err := p.str()
+		key, err := d.str()
 		if err != nil {
 			return nil, err
 		}
 		// Small objects are checked by scanning; a map only pays off for wide ones.
-		if len(v.Members) >= 16 {
+		if n := len(d.members) - base; n >= 16 {
 			if seen == nil {
-				seen = make(map[string]struct{}, 2*len(v.Members))
-				for _, m := range v.Members {
+				seen = make(map[string]struct{}, 2*n)
+				for _, m := range d.members[base:] {
 					seen[m.Key] = struct{}{}
 				}
 			}
 			if _, dup := seen[key]; dup {
-				return nil, p.fail("duplicate object key %q", key)
+				return nil, d.fail("duplicate object key %q", key)
 			}
 			seen[key] = struct{}{}
 		} else {
-			for _, m := range v.Members {
+			for _, m := range d.members[base:] {
 				if m.Key == key {
-					return nil, p.fail("duplicate object key %q", key)
+					return nil, d.fail("duplicate object key %q", key)
 				}
 			}
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail("expected ':' after object key")
+		d.skipSpace()
+		if c, ok := d.peek(); !ok || c != ':' {
+			return nil, d.fail("expected ':' after object key")
 		}
-		p.pos++
-		p.skipSpace()
-		p.path = append(p.path, PathElem{Key: key})
-		val, err := p.value(depth + 1)
+		d.pos++
+		d.skipSpace()
+		d.path = append(d.path, PathElem{Key: key})
+		val, err := d.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		p.path = p.path[:len(p.path)-1]
-		v.Members = append(v.Members, Member{Key: key, Value: val})
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in object")
+		d.path = d.path[:len(d.path)-1]
+		d.members = append(d.members, Member{Key: key, Value: val})
+		d.skipSpace()
+		c, ok := d.peek()
+		if !ok {
+			return nil, d.fail("unexpected end of input in object")
 		}
-		switch p.data[p.pos] {
+		switch c {
 		case ',':
-			p.pos++
+			d.pos++
 		case '}':
-			p.pos++
+			d.pos++
+			v.Members = make([]Member, len(d.members)-base)
+			copy(v.Members, d.members[base:])
+			clear(d.members[base:])
+			d.members = d.members[:base]
 			return v, nil
 		default:
-			return nil, p.fail("expected ',' or '}' in object")
+			return nil, d.fail("expected ',' or '}' in object")
 		}
 	}
 }
 
-// str parses a string literal at p.pos (which holds the opening quote).
-func (p *parser) str() (string, error) {
-	p.pos++
-	start := p.pos
-	// Fast path: no escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			s := p.data[start:p.pos]
-			if !utf8.Valid(s) {
-				return "", p.fail("invalid UTF-8 in string")
+// str parses a string literal at pos (which holds the opening quote).
+func (d *Decoder) str() (string, error) {
+	raw, ok, err := d.plainString()
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return d.escapedString()
+	}
+	s := d.intern(raw)
+	d.mark = -1
+	return s, nil
+}
+
+// maxShared is the longest string intern shares.
+const maxShared = 32
+
+// intern returns raw as a string, sharing the string of an equal short one
+// read recently: object keys and many values ("type", "string", a hash of
+// null) repeat through a document, and a table of 256 slots, each holding
+// the last string that fell into it, saves most of their allocations at the
+// cost of a comparison.
+func (d *Decoder) intern(raw []byte) string {
+	n := len(raw)
+	if n == 0 || n > maxShared {
+		return string(raw)
+	}
+	h := (uint(n)*131 + uint(raw[0])*31 + uint(raw[n-1])*7 + uint(raw[n/2])) & 255
+	if d.shared == nil {
+		d.shared = new([256]string)
+	}
+	if s := d.shared[h]; s == string(raw) {
+		return s
+	}
+	s := string(raw)
+	d.shared[h] = s
+	return s
+}
+
+// plainString scans a string literal at pos. When it has no escapes it
+// returns its bytes (valid only until the next read; mark still set) with
+// ok true, pos past the closing quote. When it meets a backslash it stops
+// there with ok false, mark at the string's first byte, for escapedString.
+func (d *Decoder) plainString() (raw []byte, ok bool, err error) {
+	d.pos++
+	d.mark = d.pos
+	// high gathers every byte scanned, to tell an ASCII string (always
+	// valid UTF-8) from one that needs checking.
+	var high uint64
+	for {
+		buf, i := d.buf, d.pos
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character.
+		for i+8 <= len(buf) {
+			w := binary.LittleEndian.Uint64(buf[i:])
+			if hasSpecial(w) {
+				break
 			}
-			p.pos++
-			return string(s), nil
+			high |= w
+			i += 8
 		}
-		if c == '\\' {
+		for i < len(buf) {
+			c := buf[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			high |= uint64(c)
+			i++
+		}
+		d.pos = i
+		if i < len(buf) {
 			break
 		}
-		if c < 0x20 {
-			return "", p.fail("raw control character in string")
+		if !d.fill() {
+			return nil, false, nil // unterminated: escapedString says so
 		}
-		p.pos++
 	}
-	buf := make([]byte, 0, p.pos-start+16)
-	buf = append(buf, p.data[start:p.pos]...)
-	for {
-		if p.pos >= len(p.data) {
-			return "", p.fail("unterminated string")
+	switch c := d.buf[d.pos]; {
+	case c == '"':
+		s := d.buf[d.mark:d.pos]
+		if high&0x8080808080808080 != 0 && !utf8.Valid(s) {
+			d.mark = -1
+			return nil, false, d.fail("invalid UTF-8 in string")
 		}
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			if !utf8.Valid(buf) {
-				return "", p.fail("invalid UTF-8 in string")
+		d.pos++
+		return s, true, nil
+	case c < 0x20:
+		d.mark = -1
+		return nil, false, d.fail("raw control character in string")
+	}
+	return nil, false, nil
+}
+
+// hasSpecial reports whether any byte of w is '"', '\\' or below 0x20.
+func hasSpecial(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	// A byte is zero in x exactly when (x - 1) & ^x has its top bit set;
+	// borrows can only mark bytes above a real zero byte, and any mark is
+	// enough here.
+	zq := (q - ones) & ^q
+	zb := (b - ones) & ^b
+	lt := (w - ones*0x20) & ^w
+	return (zq|zb|lt)&highs != 0
+}
+
+// escapedString finishes a string literal that plainString stopped in (at
+// a backslash, or at the end of the input), from mark.
+func (d *Decoder) escapedString() (string, error) {
+	sb := append(d.sbuf[:0], d.buf[d.mark:d.pos]...)
+	d.mark = -1
+	defer func() { d.sbuf = sb[:0] }()
+	for {
+		if d.pos >= len(d.buf) && !d.fill() {
+			return "", d.fail("unterminated string")
+		}
+		buf, i := d.buf, d.pos
+		start := i
+		for i < len(buf) {
+			c := buf[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
 			}
-			return string(buf), nil
-		case c < 0x20:
-			return "", p.fail("raw control character in string")
-		case c != '\\':
-			buf = append(buf, c)
-			p.pos++
+			i++
+		}
+		sb = append(sb, buf[start:i]...)
+		d.pos = i
+		if i == len(buf) {
 			continue
 		}
-		p.pos++
-		if p.pos >= len(p.data) {
-			return "", p.fail("unterminated escape")
+		c := buf[i]
+		switch {
+		case c == '"':
+			d.pos++
+			if !utf8.Valid(sb) {
+				return "", d.fail("invalid UTF-8 in string")
+			}
+			return string(sb), nil
+		case c < 0x20:
+			return "", d.fail("raw control character in string")
 		}
-		e := p.data[p.pos]
-		p.pos++
+		d.pos++ // '\\'
+		e, ok := d.peek()
+		if !ok {
+			return "", d.fail("unterminated escape")
+		}
+		d.pos++
 		switch e {
 		case '"', '\\', '/':
-			buf = append(buf, e)
+			sb = append(sb, e)
 		case 'b':
-			buf = append(buf, '\b')
+			sb = append(sb, '\b')
 		case 'f':
-			buf = append(buf, '\f')
+			sb = append(sb, '\f')
 		case 'n':
-			buf = append(buf, '\n')
+			sb = append(sb, '\n')
 		case 'r':
-			buf = append(buf, '\r')
+			sb = append(sb, '\r')
 		case 't':
-			buf = append(buf, '\t')
+			sb = append(sb, '\t')
 		case 'u':
-			r, err := p.hex4()
+			r, err := d.hex4()
 			if err != nil {
 				return "", err
 			}
 			switch {
 			case utf16.IsSurrogate(r) && r < 0xDC00:
-				if p.pos+6 > len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
-					return "", p.fail("unpaired UTF-16 surrogate \\u%04x", r)
+				if !d.need(6) || d.buf[d.pos] != '\\' || d.buf[d.pos+1] != 'u' {
+					return "", d.fail("unpaired UTF-16 surrogate \\u%04x", r)
 				}
-				p.pos += 2
-				r2, err := p.hex4()
+				d.pos += 2
+				r2, err := d.hex4()
 				if err != nil {
 					return "", err
 				}
 				if r2 < 0xDC00 || r2 > 0xDFFF {
-					return "", p.fail("unpaired UTF-16 surrogate \\u%04x", r)
+					return "", d.fail("unpaired UTF-16 surrogate \\u%04x", r)
 				}
 				r = utf16.DecodeRune(r, r2)
 			case utf16.IsSurrogate(r):
-				return "", p.fail("unpaired UTF-16 surrogate \\u%04x", r)
+				return "", d.fail("unpaired UTF-16 surrogate \\u%04x", r)
 			}
-			buf = utf8.AppendRune(buf, r)
+			sb = utf8.AppendRune(sb, r)
 		default:
-			return "", p.fail("invalid escape \\%c", e)
+			return "", d.fail("invalid escape %q", []byte{'\\', e})
 		}
 	}
 }
 
-func (p *parser) hex4() (rune, error) {
-	if p.pos+4 > len(p.data) {
-		return 0, p.fail("truncated \\u escape")
+func (d *Decoder) hex4() (rune, error) {
+	if !d.need(4) {
+		return 0, d.fail("truncated \\u escape")
 	}
 	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
+	for _, c := range d.buf[d.pos : d.pos+4] {
 		r <<= 4
 		switch {
 		case c >= '0' && c <= '9':
@@ -417,10 +1006,10 @@ func (p *parser) hex4() (rune, error) {
 		case c >= 'A' && c <= 'F':
 			r |= rune(c - 'A' + 10)
 		default:
-			return 0, p.fail("invalid \\u escape")
+			return 0, d.fail("invalid \\u escape")
 		}
 	}
-	p.pos += 4
+	d.pos += 4
 	return r, nil
 }
 
