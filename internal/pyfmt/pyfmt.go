@@ -290,6 +290,14 @@ func DumpsIndent(v *jsonv.Value, indent int) []byte {
 	return appendIndent(nil, v, indent, 0)
 }
 
+// AppendIndent appends DumpsIndent's text of v to dst as it reads when v sits
+// level containers deep in a larger document: nested lines are indented by
+// indent*(level+1) spaces and the closing bracket by indent*level. It lets
+// a large document be written one part at a time.
+func AppendIndent(dst []byte, v *jsonv.Value, indent, level int) []byte {
+	return appendIndent(dst, v, indent, level)
+}
+
 func appendIndent(b []byte, v *jsonv.Value, indent, level int) []byte {
 	switch v.Kind {
 	case jsonv.Array:
@@ -326,10 +334,22 @@ func appendIndent(b []byte, v *jsonv.Value, indent, level int) []byte {
 	return appendDumps(b, v, false)
 }
 
+// spaces is a run of blanks that newline copies indentation from.
+const spaces = "\n                                                                "
+
+// Newline appends a line break and indent*level spaces.
+func Newline(b []byte, indent, level int) []byte {
+	return newline(b, indent, level)
+}
+
 func newline(b []byte, indent, level int) []byte {
+	n := indent * level
+	if n < len(spaces) {
+		return append(b, spaces[:1+n]...)
+	}
 	b = append(b, '\n')
-	for i := 0; i < indent*level; i++ {
-		b = append(b, ' ')
+	for ; n > 0; n -= min(n, len(spaces)-1) {
+		b = append(b, spaces[1:1+min(n, len(spaces)-1)]...)
 	}
 	return b
 }
