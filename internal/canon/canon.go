@@ -123,6 +123,20 @@ type Hasher struct {
 
 // Hash returns "sha256:" + lowercase hex SHA-256 of v's canonical form.
 func (h *Hasher) Hash(v *jsonv.Value) (string, error) {
+	h.Begin()
+	if err := h.WriteValue(v, 0); err != nil {
+		return "", err
+	}
+	return h.Sum(), nil
+}
+
+// Begin starts a digest written in parts, for a document some of whose
+// canonical text the caller writes itself (a lock entry whose fixed keys
+// are known in order): WriteRaw adds text that is already canonical,
+// WriteString a string literal, WriteValue a value's canonical text, and
+// Sum returns "sha256:" + hex of it all. The caller is responsible for the
+// keys' order and the punctuation between parts.
+func (h *Hasher) Begin() {
 	if h.sha == nil {
 		h.sha = sha256.New()
 		h.enc.buf = make([]byte, 0, 2*flushAt)
@@ -130,15 +144,38 @@ func (h *Hasher) Hash(v *jsonv.Value) (string, error) {
 	h.sha.Reset()
 	h.enc.buf = h.enc.buf[:0]
 	h.enc.sink = h.sha
-	if err := h.enc.value(v, 0); err != nil {
-		return "", fmt.Errorf("canonicalize: %w", err)
+}
+
+// WriteRaw adds canonical text as it is.
+func (h *Hasher) WriteRaw(s string) {
+	h.enc.buf = append(h.enc.buf, s...)
+	h.enc.flush()
+}
+
+// WriteString adds s as a JSON string literal, escaped as RFC 8785 says.
+func (h *Hasher) WriteString(s string) {
+	h.enc.buf = jsonv.AppendQuoted(h.enc.buf, s)
+	h.enc.flush()
+}
+
+// WriteValue adds the canonical text of v, an element at the given depth
+// of the whole document (for the MaxDepth bound).
+func (h *Hasher) WriteValue(v *jsonv.Value, depth int) error {
+	if err := h.enc.value(v, depth); err != nil {
+		return fmt.Errorf("canonicalize: %w", err)
 	}
+	return nil
+}
+
+// Sum finishes a digest begun with Begin.
+func (h *Hasher) Sum() string {
 	h.sha.Write(h.enc.buf)
+	h.enc.buf = h.enc.buf[:0]
 	sum := h.sha.Sum(h.sum[:0])
 	var out [len("sha256:") + 2*sha256.Size]byte
 	copy(out[:], "sha256:")
 	hex.Encode(out[len("sha256:"):], sum)
-	return string(out[:]), nil
+	return string(out[:])
 }
 
 // flushAt is the buffered size at which an encoder with a sink hands its
@@ -258,7 +295,21 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 func sortMembers(ms []jsonv.Member) {
 	for i := 1; i < len(ms); i++ {
 		if compareUTF16(ms[i-1].Key, ms[i].Key) > 0 {
-			slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return compareUTF16(a.Key, b.Key) })
+			if len(ms) > 16 {
+				slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return compareUTF16(a.Key, b.Key) })
+				return
+			}
+			// A schema object has a handful of keys: a plain insertion
+			// sort (stable) from the first one out of order.
+			for ; i < len(ms); i++ {
+				m := ms[i]
+				j := i
+				for j > 0 && compareUTF16(ms[j-1].Key, m.Key) > 0 {
+					ms[j] = ms[j-1]
+					j--
+				}
+				ms[j] = m
+			}
 			return
 		}
 	}
