@@ -32,14 +32,35 @@ func Extract(schema *jsonv.Value) *Skeleton {
 	if schema != nil && schema.Kind == jsonv.Object {
 		w.root = schema
 	}
-	w.walk(schema, "", false, 0)
-	paths := make([]string, 0, len(w.records))
-	for p := range w.records {
-		paths = append(paths, p)
+	if w.root != nil {
+		// About one record per property and a few more: sized once, the
+		// map does not grow record by record.
+		if props := w.root.Get("properties"); props != nil {
+			w.records = make(map[string]Record, 2*len(props.Members)+4)
+		}
 	}
-	// Byte order of UTF-8 strings is code-point order, Python's str order.
-	sort.Strings(paths)
+	w.walk(schema, "", false, 0)
+	// The walk visits properties in sorted order, depth first, so the
+	// paths usually come out sorted already. Byte order of UTF-8 strings is
+	// code-point order, Python's str order.
+	paths := w.order
+	if !sort.StringsAreSorted(paths) {
+		sort.Strings(paths)
+	}
+	if paths == nil {
+		paths = []string{}
+	}
 	return &Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped}
+}
+
+// put records rec at path; a path written again keeps its first place in
+// the order and its last record, as the reference's dict does.
+func (w *walker) put(path string, rec Record) {
+	n := len(w.records)
+	w.records[path] = rec
+	if len(w.records) > n {
+		w.order = append(w.order, path)
+	}
 }
 
 // walker is the state of one Extract call.
@@ -48,6 +69,8 @@ type walker struct {
 	// makes every $ref opaque.
 	root    *jsonv.Value
 	records map[string]Record
+	// order lists the record paths in the order they were first written.
+	order []string
 	// ancestors are the object nodes on the current walk path, compared by
 	// identity; at most MaxDepth+1 long, so a linear scan is cheap.
 	ancestors []*jsonv.Value
@@ -66,6 +89,10 @@ type walker struct {
 	// open is {"additionalProperties": true}, shared by every record that
 	// says nothing more (nothing mutates a skeleton once built).
 	open *jsonv.Value
+	// frames are the nodeInfos of the nodes being walked, by depth (see
+	// info); types shares one-element type lists.
+	frames []*nodeInfo
+	types  map[string][]string
 }
 
 // charge spends n units of MaxWork and reports whether the walk may go on.
@@ -96,11 +123,11 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		// untyped record; the parent's required flag is deliberately dropped,
 		// as the reference does.
 		if path != "" {
-			w.records[path] = Record{Constraints: w.openConstraints()}
+			w.put(path, Record{Constraints: w.openConstraints()})
 		}
 		return
 	}
-	info := w.info(node)
+	info := w.info(node, depth)
 	// $ref is handled before the depth test, so a ref hop past MaxDepth still
 	// resolves and it is the target that is truncated.
 	if info.hasRef {
@@ -109,7 +136,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 			if !w.charge(len(info.literal)) {
 				return
 			}
-			w.records[key] = opaque(required, "$ref", jsonv.NewString(info.literal))
+			w.put(key, opaque(required, "$ref", jsonv.NewString(info.literal)))
 			return
 		}
 		if !w.charge(len(r)) {
@@ -118,10 +145,10 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		t, res := w.resolve(r)
 		switch res {
 		case refOpaque:
-			w.records[key] = opaque(required, "$ref", jsonv.NewString(r))
+			w.put(key, opaque(required, "$ref", jsonv.NewString(r)))
 			return
 		case refCycle:
-			w.records[key] = opaque(required, "_truncated", jsonv.NewBool(true))
+			w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)))
 			return
 		}
 		if w.refs == nil {
@@ -133,7 +160,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		return
 	}
 	if depth > MaxDepth || w.isAncestor(node) {
-		w.records[key] = opaque(required, "_truncated", jsonv.NewBool(true))
+		w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)))
 		return
 	}
 	// The enum and constraints are shared between visits but written out
@@ -143,7 +170,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 	}
 	w.ancestors = append(w.ancestors, node)
 	defer func() { w.ancestors = w.ancestors[:len(w.ancestors)-1] }()
-	w.records[key] = Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons}
+	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons})
 	for _, c := range info.props {
 		if w.stopped {
 			return
@@ -214,16 +241,21 @@ var retained = [...]string{"additionalProperties", "format", "maxLength", "maxim
 // read last-wins, the way Python's json.loads builds a dict from repeated
 // keys; a parsed document never repeats keys, so this only matters for
 // hand-built values.
-func (w *walker) info(node *jsonv.Value) *nodeInfo {
+func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	if in, ok := w.infos[node]; ok {
 		return in
 	}
-	in := &nodeInfo{}
 	// Only nodes reached through a $ref can be visited again (refs are the
 	// only aliasing), so only they are worth remembering; caching every
-	// node of a plain tree cost a map entry per node for nothing.
+	// node of a plain tree cost a map entry per node for nothing. Any other
+	// node's facts are needed only while it is walked, at its depth, so
+	// they live in that depth's frame, reused by its next sibling.
+	var in *nodeInfo
 	if len(w.refs) > 0 {
+		in = new(nodeInfo)
 		w.infos[node] = in
+	} else {
+		in = w.frame(depth)
 	}
 	var typ, enum, props, req, items *jsonv.Value
 	var cons [len(retained)]*jsonv.Value
@@ -261,7 +293,7 @@ func (w *walker) info(node *jsonv.Value) *nodeInfo {
 		}
 		return in
 	}
-	in.typ = normType(typ)
+	in.typ = w.normType(typ)
 	in.enum = normEnum(enum)
 	in.cons = w.constraints(cons)
 	in.weight = in.cons.CompactLen()
@@ -269,7 +301,7 @@ func (w *walker) info(node *jsonv.Value) *nodeInfo {
 		in.weight += in.enum.CompactLen()
 	}
 	if props != nil && props.Kind == jsonv.Object {
-		in.props = children(props, requiredSet(req))
+		in.props = children(in.props, props, requiredSet(req))
 	}
 	if items != nil && items.Kind == jsonv.Object {
 		in.items = items
@@ -277,11 +309,48 @@ func (w *walker) info(node *jsonv.Value) *nodeInfo {
 	return in
 }
 
-// requiredSet is the set of string members of a "required" array; anything
-// else requires nothing (a nil map reads as empty).
-func requiredSet(req *jsonv.Value) map[string]bool {
+// frame returns the reusable nodeInfo of a walk depth, cleared (the
+// capacity of its child list kept). Each frame is allocated once, and
+// never moves while deeper frames are in use.
+func (w *walker) frame(depth int) *nodeInfo {
+	for len(w.frames) <= depth {
+		w.frames = append(w.frames, new(nodeInfo))
+	}
+	f := w.frames[depth]
+	*f = nodeInfo{props: f.props[:0]}
+	return f
+}
+
+// normType is the package's normType, sharing the one-element list of each
+// type name within the walk (records treat their slices as read-only).
+func (w *walker) normType(v *jsonv.Value) []string {
+	if v == nil || v.Kind != jsonv.String {
+		return normType(v)
+	}
+	if t, ok := w.types[v.Text]; ok {
+		return t
+	}
+	if w.types == nil {
+		w.types = map[string][]string{}
+	}
+	t := []string{v.Text}
+	w.types[v.Text] = t
+	return t
+}
+
+// required is the set of string members of a "required" array; anything
+// else requires nothing. A short list is scanned, a long one hashed.
+type required struct {
+	list []*jsonv.Value
+	set  map[string]bool
+}
+
+func requiredSet(req *jsonv.Value) required {
 	if req == nil || req.Kind != jsonv.Array || len(req.Items) == 0 {
-		return nil
+		return required{}
+	}
+	if len(req.Items) <= 16 {
+		return required{list: req.Items}
 	}
 	set := make(map[string]bool, len(req.Items))
 	for _, it := range req.Items {
@@ -289,17 +358,36 @@ func requiredSet(req *jsonv.Value) map[string]bool {
 			set[s] = true
 		}
 	}
-	return set
+	return required{set: set}
 }
 
-// children returns the members of a "properties" object sorted by key in
-// code-point order, one per distinct key (the last one).
-func children(props *jsonv.Value, req map[string]bool) []child {
-	cs := make([]child, 0, len(props.Members))
-	for _, m := range props.Members {
-		cs = append(cs, child{key: m.Key, node: m.Value, required: req[m.Key]})
+func (r required) has(key string) bool {
+	if r.set != nil {
+		return r.set[key]
 	}
-	slices.SortStableFunc(cs, func(a, b child) int { return strings.Compare(a.key, b.key) })
+	for _, it := range r.list {
+		if s, ok := it.Str(); ok && s == key {
+			return true
+		}
+	}
+	return false
+}
+
+// children returns, in dst's storage, the members of a "properties"
+// object sorted by key in code-point order, one per distinct key (the last
+// one).
+func children(dst []child, props *jsonv.Value, req required) []child {
+	cs := dst[:0]
+	sorted := true
+	for i, m := range props.Members {
+		cs = append(cs, child{key: m.Key, node: m.Value, required: req.has(m.Key)})
+		if i > 0 && props.Members[i-1].Key > m.Key {
+			sorted = false
+		}
+	}
+	if !sorted {
+		slices.SortStableFunc(cs, func(a, b child) int { return strings.Compare(a.key, b.key) })
+	}
 	out := cs[:0]
 	for i, c := range cs {
 		if i+1 < len(cs) && cs[i+1].key == c.key {
@@ -383,11 +471,20 @@ func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
 		vals[0] = open.Members[0].Value
 		n++
 	}
-	out := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, n)}
+	b := new(consBlock)
+	out := &b.obj
+	out.Kind, out.Members = jsonv.Object, b.members[:0:n]
 	for i, k := range retained {
 		if vals[i] != nil {
 			out.Members = append(out.Members, jsonv.M(k, vals[i]))
 		}
 	}
 	return out
+}
+
+// consBlock holds a constraints object and its members together, so that
+// building one costs one allocation.
+type consBlock struct {
+	obj     jsonv.Value
+	members [len(retained)]jsonv.Member
 }

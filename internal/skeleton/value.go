@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/wardenlock/warden/internal/jsonv"
 )
@@ -23,14 +22,7 @@ func (s *Skeleton) Value() *jsonv.Value {
 	}
 	// Records is the source of truth; Paths is only a convenience, so the
 	// order is recomputed rather than trusted.
-	paths := s.Paths
-	if !pathsMatch(paths, s.Records) {
-		paths = make([]string, 0, len(s.Records))
-		for p := range s.Records {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-	}
+	paths := s.orderedPaths()
 	props := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(paths))}
 	sh := newShared()
 	for _, p := range paths {
@@ -43,7 +35,7 @@ func (s *Skeleton) Value() *jsonv.Value {
 func (r Record) Value() *jsonv.Value { return r.value(newShared()) }
 
 // shared holds the immutable nodes that many records of one skeleton have
-// in common — null, true, false and each distinct type list — so a lock of
+// in common — null, true, false and each one-type list — so a lock of
 // thousands of tools does not hold a copy per record. Nothing mutates a
 // skeleton's JSON once built.
 type shared struct {
@@ -56,7 +48,12 @@ func newShared() *shared {
 }
 
 func (sh *shared) typeList(t []string) *jsonv.Value {
-	key := strings.Join(t, "\x00")
+	// Only one-type lists, by far the most common, are shared: their type
+	// is a key that cannot be confused with another list's.
+	if len(t) != 1 {
+		return jsonv.NewStrings(t)
+	}
+	key := t[0]
 	if v, ok := sh.types[key]; ok {
 		return v
 	}
@@ -214,6 +211,16 @@ func malformed(p jsonv.Path, got *jsonv.Value, want string) error {
 		kind = got.Kind
 	}
 	return fmt.Errorf("%w: %s: got %s, want %s", ErrMalformed, p, kind, want)
+}
+
+// sortedKeys returns the record paths sorted in code-point order.
+func sortedKeys(records map[string]Record) []string {
+	paths := make([]string, 0, len(records))
+	for p := range records {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
 }
 
 // pathsMatch reports whether paths lists exactly the record keys in order,

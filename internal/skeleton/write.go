@@ -1,0 +1,146 @@
+package skeleton
+
+import (
+	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// AppendCompact appends s.Value()'s compact text (jsonv's AppendCompact
+// form), writing it straight from the records rather than building the
+// tree; a nil skeleton is null.
+func (s *Skeleton) AppendCompact(dst []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"props":{`...)
+	for i, p := range s.orderedPaths() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonv.AppendQuoted(dst, p)
+		dst = append(dst, ':')
+		dst = s.Records[p].appendCompact(dst)
+	}
+	return append(dst, "}}"...)
+}
+
+// appendCompact appends the record as Value renders it, compact.
+func (r Record) appendCompact(dst []byte) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = appendTypes(dst, r.Type)
+	if r.Required {
+		dst = append(dst, `,"required":true,"enum":`...)
+	} else {
+		dst = append(dst, `,"required":false,"enum":`...)
+	}
+	if r.Enum == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = r.Enum.AppendCompact(dst)
+	}
+	dst = append(dst, `,"constraints":`...)
+	if r.Constraints == nil {
+		dst = append(dst, "{}"...)
+	} else {
+		dst = r.Constraints.AppendCompact(dst)
+	}
+	return append(dst, '}')
+}
+
+// appendTypes appends a type list, or null for nil.
+func appendTypes(dst []byte, types []string) []byte {
+	if types == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, t := range types {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonv.AppendQuoted(dst, t)
+	}
+	return append(dst, ']')
+}
+
+// WriteCanonical writes the RFC 8785 text of s.Value() to h, in a digest
+// the caller has begun, as an element at depth of the hashed document,
+// writing it straight from the records: a record's keys in canonical order
+// are constraints, enum, required, type, and the paths' code-point order is
+// their UTF-16 order unless a path holds a character from U+E000 up, when
+// the tree is built and canonicalized the general way. A nil skeleton is
+// null.
+func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
+	if s == nil {
+		h.WriteRaw("null")
+		return nil
+	}
+	paths := s.orderedPaths()
+	// The props object, its records and their type lists sit up to four
+	// levels below the skeleton.
+	if depth+4 > canon.MaxDepth || !codePointIsUTF16Order(paths) {
+		return h.WriteValue(s.Value(), depth)
+	}
+	h.WriteRaw(`{"props":{`)
+	for i, p := range paths {
+		if i > 0 {
+			h.WriteRaw(",")
+		}
+		h.WriteString(p)
+		h.WriteRaw(":")
+		r := s.Records[p]
+		h.WriteRaw(`{"constraints":`)
+		if r.Constraints == nil {
+			h.WriteRaw("{}")
+		} else if err := h.WriteValue(r.Constraints, depth+3); err != nil {
+			return err
+		}
+		h.WriteRaw(`,"enum":`)
+		if r.Enum == nil {
+			h.WriteRaw("null")
+		} else if err := h.WriteValue(r.Enum, depth+3); err != nil {
+			return err
+		}
+		if r.Required {
+			h.WriteRaw(`,"required":true,"type":`)
+		} else {
+			h.WriteRaw(`,"required":false,"type":`)
+		}
+		if r.Type == nil {
+			h.WriteRaw("null")
+		} else {
+			h.WriteRaw("[")
+			for j, t := range r.Type {
+				if j > 0 {
+					h.WriteRaw(",")
+				}
+				h.WriteString(t)
+			}
+			h.WriteRaw("]")
+		}
+		h.WriteRaw("}")
+	}
+	h.WriteRaw("}}")
+	return nil
+}
+
+// orderedPaths returns the record paths in code-point order (Value's).
+func (s *Skeleton) orderedPaths() []string {
+	if pathsMatch(s.Paths, s.Records) {
+		return s.Paths
+	}
+	return sortedKeys(s.Records)
+}
+
+// codePointIsUTF16Order reports whether sorted paths are also in UTF-16
+// order: the orders differ only between a character above U+FFFF and one
+// from U+E000 to U+FFFF, whose UTF-8 starts with a byte of 0xEE or more.
+func codePointIsUTF16Order(paths []string) bool {
+	for _, p := range paths {
+		for i := 0; i < len(p); i++ {
+			if p[i] >= 0xEE {
+				return false
+			}
+		}
+	}
+	return true
+}

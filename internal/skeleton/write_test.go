@@ -1,0 +1,61 @@
+package skeleton
+
+import (
+	"testing"
+
+	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+var writerSeeds = []string{
+	`{}`, `5`, `null`,
+	`{"type":"object","properties":{"a":{"type":"string","maxLength":5},"b":{"enum":["b","a",1,true,null,{"k":1,"a":[2.50]}]}},"required":["a"]}`,
+	`{"properties":{"x":{"$ref":"#/$defs/n"},"s":{"$ref":{"a":1},"title":"t"}},"$defs":{"n":{"type":["string","null"],"minimum":-0,"maximum":1e2}}}`,
+	`{"properties":{"\ue000":{},"\ud83d\ude00":{},"a\u0001\"b":{"format":"x"}}}`,
+	`{"properties":{"a":{"additionalProperties":{"type":"string","b":{"z":1,"a":2}}}}}`,
+	`{"properties":{"n":{"maximum":9007199254740993}}}`,
+	`{"properties":{"f":{"minimum":1e400}}}`,
+}
+
+// checkWriters holds AppendCompact and WriteCanonical to Value's tree.
+func checkWriters(t *testing.T, data []byte) {
+	t.Helper()
+	v, err := jsonv.Parse(data, jsonv.Options{MaxDepth: 512})
+	if err != nil {
+		return
+	}
+	for _, sk := range []*Skeleton{Extract(v), nil} {
+		tree := sk.Value()
+		if got, want := string(sk.AppendCompact([]byte("x"))), "x"+tree.Compact(); got != want {
+			t.Fatalf("%s: AppendCompact\n got %s\nwant %s", data, got, want)
+		}
+		for _, depth := range []int{0, 1, 509} {
+			var h, g canon.Hasher
+			h.Begin()
+			werr := sk.WriteCanonical(&h, depth)
+			g.Begin()
+			gerr := g.WriteValue(tree, depth)
+			if (werr == nil) != (gerr == nil) {
+				t.Fatalf("%s at depth %d: WriteCanonical error %v, tree's %v", data, depth, werr, gerr)
+			}
+			if werr == nil && h.Sum() != g.Sum() {
+				t.Fatalf("%s at depth %d: WriteCanonical differs from the tree's canonical text", data, depth)
+			}
+		}
+	}
+}
+
+func TestWritersMatchValue(t *testing.T) {
+	for _, s := range writerSeeds {
+		checkWriters(t, []byte(s))
+	}
+}
+
+func FuzzWriters(f *testing.F) {
+	for _, s := range writerSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkWriters(t, data)
+	})
+}
