@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,14 +27,14 @@ func TestCheckRefusesPlantedLock(t *testing.T) {
 	}{
 		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file (a named pipe)"},
 		{"dev zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file (a character device)"},
-		{"sparse 65 MiB", func(p string) error {
+		{"sparse, 1 MiB over the limit", func(p string) error {
 			f, err := os.Create(p)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			return f.Truncate(65 << 20)
-		}, "larger than 64 MiB"},
+			return f.Truncate(lock.MaxFileBytes + 1<<20)
+		}, fmt.Sprintf("larger than %d MiB", lock.MaxFileBytes>>20)},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

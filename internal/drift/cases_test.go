@@ -70,11 +70,16 @@ var ownCases = []ownCase{
 			"no tool item is possible, so the overall digest mismatch is reported as digest-mismatch-unexplained (high).",
 		baseline: echoSurface,
 		mutate: func(t testing.TB, l *lock.Lock) {
-			c := l.Tools[0].SchemaSkeleton.Get("props").Get("text").Get("constraints")
+			sk, err := l.Tools[0].SchemaSkeleton.Value()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := sk.Get("props").Get("text").Get("constraints")
 			if c == nil {
 				t.Fatal("skeleton has no props.text.constraints")
 			}
 			c.Set("maxLength", jsonv.NewInt(4096))
+			l.Tools[0].SchemaSkeleton = jsonv.RawOf(sk)
 		},
 		expect: []string{unexplainedItem},
 	},
@@ -185,7 +190,7 @@ func toV3(l *lock.Lock) {
 	for i := range l.Tools {
 		t := &l.Tools[i]
 		t.HasV4 = false
-		t.AnnotationsHash, t.OutputSchemaHash, t.OutputSchemaSkeleton = "", "", nil
+		t.AnnotationsHash, t.OutputSchemaHash, t.OutputSchemaSkeleton = "", "", jsonv.Raw{}
 	}
 }
 

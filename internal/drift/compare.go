@@ -235,12 +235,17 @@ func outClass(class string) string {
 	return strings.Replace(class, "schema-", "schema-out-", 1)
 }
 
-// readSkeleton reads a stored skeleton. A missing (null) skeleton and one
-// that cannot be read both give nil, which the callers turn into the coarse
-// high-severity schema-modified: a damaged or tampered baseline skeleton must
-// not be allowed to describe a change as smaller than it is.
-func readSkeleton(v *jsonv.Value) *skeleton.Skeleton {
-	if v.IsNull() {
+// readSkeleton reads a stored skeleton, parsing its compact text back (only
+// entries whose schema hash changed get here). A missing (null) skeleton and
+// one that cannot be read both give nil, which the callers turn into the
+// coarse high-severity schema-modified: a damaged or tampered baseline
+// skeleton must not be allowed to describe a change as smaller than it is.
+func readSkeleton(raw jsonv.Raw) *skeleton.Skeleton {
+	if raw.IsNull() {
+		return nil
+	}
+	v, err := raw.Value()
+	if err != nil {
 		return nil
 	}
 	s, err := skeleton.FromValue(v)

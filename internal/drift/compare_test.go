@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 )
 
@@ -27,7 +28,7 @@ func tl(t testing.TB, name string) lock.Tool {
 		DescriptionHash:  "sha256:desc",
 		InputSchemaHash:  "sha256:in",
 		Capabilities:     []string{},
-		SchemaSkeleton:   js(t, skEmpty),
+		SchemaSkeleton:   raw(t, skEmpty),
 		HasV4:            true,
 		AnnotationsHash:  NullHash,
 		OutputSchemaHash: NullHash,
@@ -133,32 +134,32 @@ func TestCompare(t *testing.T) {
 			c.Tools[0].Inspection = js(t, `{"may_return_urls": true}`)
 		}, []string{"inspection-policy-modified|medium|tools/t|null"}},
 		{"schema without baseline skeleton", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = nil
+			b.Tools[0].SchemaSkeleton = jsonv.Raw{}
 			c.Tools[0].InputSchemaHash = "sha256:new"
 		}, []string{"schema-modified|high|tools/t|null"}},
 		{"unreadable baseline skeleton fails closed", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = js(t, `{"props": {"x": {"type": "string", "required": false, "enum": null, "constraints": {}}}}`)
+			b.Tools[0].SchemaSkeleton = raw(t, `{"props": {"x": {"type": "string", "required": false, "enum": null, "constraints": {}}}}`)
 			c.Tools[0].InputSchemaHash = "sha256:new"
 		}, []string{"schema-modified|high|tools/t|null"}},
 		{"skeleton without props reads as empty, like the reference's model default", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = js(t, `{}`)
+			b.Tools[0].SchemaSkeleton = raw(t, `{}`)
 			c.Tools[0].InputSchemaHash = "sha256:new"
 		}, []string{"schema-cosmetic-modified|low|tools/t|null"}},
 		{"non-object baseline skeleton fails closed", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = js(t, `[]`)
+			b.Tools[0].SchemaSkeleton = raw(t, `[]`)
 			c.Tools[0].InputSchemaHash = "sha256:new"
 		}, []string{"schema-modified|high|tools/t|null"}},
 		{"unreadable current output skeleton fails closed", func(b, c *lock.Lock) {
-			b.Tools[0].OutputSchemaHash, b.Tools[0].OutputSchemaSkeleton = "sha256:o1", js(t, skEmpty)
-			c.Tools[0].OutputSchemaHash, c.Tools[0].OutputSchemaSkeleton = "sha256:o2", js(t, `{"props": {"x": {"constraints": null}}}`)
+			b.Tools[0].OutputSchemaHash, b.Tools[0].OutputSchemaSkeleton = "sha256:o1", raw(t, skEmpty)
+			c.Tools[0].OutputSchemaHash, c.Tools[0].OutputSchemaSkeleton = "sha256:o2", raw(t, `{"props": {"x": {"constraints": null}}}`)
 		}, []string{"schema-out-modified|high|tools/t|null"}},
 		{"tampered skeleton with unchanged schema hash", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = js(t, skString)
+			b.Tools[0].SchemaSkeleton = raw(t, skString)
 			b.Tools[0].EntryDigest = "sha256:tampered"
 		}, []string{"digest-mismatch-unexplained|high|lock/overall_digest|null"}},
 		{"structural schema items", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = js(t, skString)
-			c.Tools[0].SchemaSkeleton = js(t, skAdded)
+			b.Tools[0].SchemaSkeleton = raw(t, skString)
+			c.Tools[0].SchemaSkeleton = raw(t, skAdded)
 			c.Tools[0].InputSchemaHash = "sha256:new"
 			c.Tools[0].Capabilities = []string{"sql-query"}
 		}, []string{
@@ -176,37 +177,37 @@ func TestCompare(t *testing.T) {
 		}, []string{"schema-version-migrated|low|pin/approved_digest|null"}},
 		{"output schema added", func(b, c *lock.Lock) {
 			c.Tools[0].OutputSchemaHash = "sha256:out"
-			c.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			c.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 		}, []string{"schema-out-added|high|tools/t|null"}},
 		{"output schema removed", func(b, c *lock.Lock) {
 			b.Tools[0].OutputSchemaHash = "sha256:out"
-			b.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			b.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 		}, []string{"schema-out-removed|high|tools/t|null"}},
 		{"output schema without skeleton", func(b, c *lock.Lock) {
 			b.Tools[0].OutputSchemaHash = "sha256:out"
 			c.Tools[0].OutputSchemaHash = "sha256:out2"
-			c.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			c.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 		}, []string{"schema-out-modified|high|tools/t|null"}},
 		{"output schema cosmetic", func(b, c *lock.Lock) {
 			b.Tools[0].OutputSchemaHash = "sha256:out"
-			b.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			b.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 			c.Tools[0].OutputSchemaHash = "sha256:out2"
-			c.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			c.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 		}, []string{"schema-out-cosmetic-modified|low|tools/t|null"}},
 		{"output schema structural, renamed", func(b, c *lock.Lock) {
 			b.Tools[0].OutputSchemaHash = "sha256:out"
-			b.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			b.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 			c.Tools[0].OutputSchemaHash = "sha256:out2"
-			c.Tools[0].OutputSchemaSkeleton = js(t, skString2)
+			c.Tools[0].OutputSchemaSkeleton = raw(t, skString2)
 		}, []string{"schema-out-type-broadened|high|tools/t|type ['string']→['null', 'string']"}},
 		{"input and output items sort by class", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = js(t, skString)
-			c.Tools[0].SchemaSkeleton = js(t, skString2)
+			b.Tools[0].SchemaSkeleton = raw(t, skString)
+			c.Tools[0].SchemaSkeleton = raw(t, skString2)
 			c.Tools[0].InputSchemaHash = "sha256:new"
 			b.Tools[0].OutputSchemaHash = "sha256:out"
-			b.Tools[0].OutputSchemaSkeleton = js(t, skString)
+			b.Tools[0].OutputSchemaSkeleton = raw(t, skString)
 			c.Tools[0].OutputSchemaHash = "sha256:out2"
-			c.Tools[0].OutputSchemaSkeleton = js(t, skAdded)
+			c.Tools[0].OutputSchemaSkeleton = raw(t, skAdded)
 		}, []string{
 			"schema-out-required-added|medium|tools/t|new required constrained",
 			"schema-type-broadened|high|tools/t|type ['string']→['null', 'string']",
@@ -301,15 +302,15 @@ func TestMessages(t *testing.T) {
 	b.Server.CommandDigest = "sha256:old"
 	b.Pin = lock.Pin{Approved: true, ApprovedDigest: ptr("sha256:base")}
 	b.SchemaVersion = 3
-	b.Tools[0].SchemaSkeleton = js(t, skString)
-	c.Tools[0].SchemaSkeleton = js(t, skString2)
+	b.Tools[0].SchemaSkeleton = raw(t, skString)
+	c.Tools[0].SchemaSkeleton = raw(t, skString2)
 	c.Tools[0].InputSchemaHash = "sha256:new"
 	c.Tools[0].Capabilities = []string{"fs-read"}
 	b.Tools[0].Inspection = js(t, `{}`)
 	b.Tools[2].OutputSchemaHash = "sha256:o1"
-	b.Tools[2].OutputSchemaSkeleton = js(t, skString)
+	b.Tools[2].OutputSchemaSkeleton = raw(t, skString)
 	c.Tools[2].OutputSchemaHash = "sha256:o2"
-	c.Tools[2].OutputSchemaSkeleton = js(t, skAdded)
+	c.Tools[2].OutputSchemaSkeleton = raw(t, skAdded)
 	c.Tools[2].AnnotationsHash = "sha256:ann"
 	c.Tools[3].DescriptionHash = "sha256:new"
 	b.Resources = []lock.Resource{{URI: "r://1"}}
@@ -346,7 +347,7 @@ func TestMessagesFallbacks(t *testing.T) {
 		want string
 	}{
 		{"schema-modified", func(b, c *lock.Lock) {
-			b.Tools[0].SchemaSkeleton = nil
+			b.Tools[0].SchemaSkeleton = jsonv.Raw{}
 			c.Tools[0].InputSchemaHash = "x"
 		}, "Tool 't' inputSchema changed"},
 		{"schema-cosmetic-modified", func(b, c *lock.Lock) { c.Tools[0].InputSchemaHash = "x" },
@@ -358,8 +359,8 @@ func TestMessagesFallbacks(t *testing.T) {
 			c.Tools[0].OutputSchemaHash = "y"
 		}, "Tool 't' outputSchema changed"},
 		{"schema-out-cosmetic-modified", func(b, c *lock.Lock) {
-			b.Tools[0].OutputSchemaHash, b.Tools[0].OutputSchemaSkeleton = "x", js(t, skEmpty)
-			c.Tools[0].OutputSchemaHash, c.Tools[0].OutputSchemaSkeleton = "y", js(t, skEmpty)
+			b.Tools[0].OutputSchemaHash, b.Tools[0].OutputSchemaSkeleton = "x", raw(t, skEmpty)
+			c.Tools[0].OutputSchemaHash, c.Tools[0].OutputSchemaSkeleton = "y", raw(t, skEmpty)
 		}, "Tool 't' outputSchema changed cosmetically (no structural change)"},
 		{"capability-removed", func(b, c *lock.Lock) { b.Tools[0].Capabilities = []string{"sql-query"} },
 			"Tool 't' lost capability 'sql-query'"},

@@ -17,6 +17,12 @@ func js(t testing.TB, text string) *jsonv.Value {
 	return v
 }
 
+// raw parses text as a jsonv.Raw, for stored skeletons.
+func raw(t testing.TB, text string) jsonv.Raw {
+	t.Helper()
+	return jsonv.RawOf(js(t, text))
+}
+
 func TestSafe(t *testing.T) {
 	forty := strings.Repeat("a", 40)
 	tests := []struct {

@@ -3,7 +3,8 @@ package lock
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/caps"
@@ -17,49 +18,138 @@ import (
 // skeletons and entry digests, and the overall digest. Pin, findings and
 // warden_version are left for the caller; none of them is hashed.
 func Build(s *surface.Surface) (*Lock, error) {
-	l := &Lock{SchemaVersion: CurrentSchemaVersion, Findings: []Finding{}}
-	// One hasher for the whole build reuses its buffers across entries.
-	h := &canon.Hasher{}
-	srv, err := buildServer(h, s.Server)
-	if err != nil {
+	b := NewBuilder()
+	if err := b.SetServer(s.Server); err != nil {
 		return nil, err
 	}
-	l.Server = srv
-	l.Tools = make([]Tool, 0, len(s.Tools))
 	for _, t := range s.Tools {
-		e, err := buildTool(h, t)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		if err := b.AddTool(t); err != nil {
+			return nil, err
 		}
-		l.Tools = append(l.Tools, e)
 	}
-	l.Resources = make([]Resource, 0, len(s.Resources))
 	for _, r := range s.Resources {
-		e, err := buildResource(h, r)
-		if err != nil {
-			return nil, fmt.Errorf("resource %q: %w", r.URI, err)
+		if err := b.AddResource(r); err != nil {
+			return nil, err
 		}
-		l.Resources = append(l.Resources, e)
 	}
-	l.Prompts = make([]Prompt, 0, len(s.Prompts))
 	for _, p := range s.Prompts {
-		e, err := buildPrompt(h, p)
-		if err != nil {
-			return nil, fmt.Errorf("prompt %q: %w", p.Name, err)
+		if err := b.AddPrompt(p); err != nil {
+			return nil, err
 		}
-		l.Prompts = append(l.Prompts, e)
 	}
+	return b.Finish()
+}
+
+// Builder makes a lock from a surface delivered one part at a time — a
+// captured surface, or a surface file read entry by entry — as Build does.
+// Each entry is hashed when it is added and kept only in the lock's compact
+// form (field hashes, capabilities, skeletons as jsonv.Raw), so no entry's
+// trees outlive the call that added it. The zero Builder is not ready; use
+// NewBuilder.
+type Builder struct {
+	// One set of buffers for the whole build, reused across entries.
+	s         scratch
+	l         Lock
+	hasServer bool
+}
+
+// scratch holds the buffers a build reuses from entry to entry.
+type scratch struct {
+	h   canon.Hasher
+	raw []byte
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder() *Builder {
+	return &Builder{l: Lock{
+		SchemaVersion: CurrentSchemaVersion,
+		Tools:         []Tool{},
+		Resources:     []Resource{},
+		Prompts:       []Prompt{},
+		Findings:      []Finding{},
+	}}
+}
+
+// SetServer sets the launch identity (SPEC §6); it may come before or after
+// the entries, but before Finish.
+func (b *Builder) SetServer(s surface.Server) error {
+	srv, err := buildServer(&b.s.h, s)
+	if err != nil {
+		return err
+	}
+	b.l.Server = srv
+	b.hasServer = true
+	return nil
+}
+
+// AddTool adds one tool entry.
+func (b *Builder) AddTool(t surface.Tool) error {
+	e, err := buildTool(&b.s, t)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	b.l.Tools = append(b.l.Tools, e)
+	return nil
+}
+
+// AddResource adds one resource entry.
+func (b *Builder) AddResource(r surface.Resource) error {
+	e, err := buildResource(&b.s.h, r)
+	if err != nil {
+		return fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	b.l.Resources = append(b.l.Resources, e)
+	return nil
+}
+
+// AddPrompt adds one prompt entry.
+func (b *Builder) AddPrompt(p surface.Prompt) error {
+	e, err := buildPrompt(&b.s.h, p)
+	if err != nil {
+		return fmt.Errorf("prompt %q: %w", p.Name, err)
+	}
+	b.l.Prompts = append(b.l.Prompts, e)
+	return nil
+}
+
+// Fork returns an empty Builder for building entries on another goroutine
+// (a Builder is not safe for concurrent use); Join adds its entries to b.
+// Entries are sorted by Finish, so the order in which they were added and
+// joined does not show, except among entries with the same name or URI,
+// which keep the order they were added in.
+func (b *Builder) Fork() *Builder { return NewBuilder() }
+
+// Join moves the entries of f, a Fork of b, into b.
+func (b *Builder) Join(f *Builder) {
+	b.l.Tools = append(b.l.Tools, f.l.Tools...)
+	b.l.Resources = append(b.l.Resources, f.l.Resources...)
+	b.l.Prompts = append(b.l.Prompts, f.l.Prompts...)
+	f.l = Lock{}
+}
+
+// Len returns how many entries have been added.
+func (b *Builder) Len() int { return len(b.l.Tools) + len(b.l.Resources) + len(b.l.Prompts) }
+
+// Finish sorts the entries, computes the overall digest and returns the
+// lock. The Builder must not be used afterwards.
+func (b *Builder) Finish() (*Lock, error) {
+	if !b.hasServer {
+		return nil, errors.New("build lock: no server identity")
+	}
+	l := &b.l
 	// Entries sort by code point (byte order of UTF-8), not UTF-16 order:
 	// vector digest/entry-sorting pins it.
-	sort.SliceStable(l.Tools, func(i, j int) bool { return l.Tools[i].Name < l.Tools[j].Name })
-	sort.SliceStable(l.Resources, func(i, j int) bool { return l.Resources[i].URI < l.Resources[j].URI })
-	sort.SliceStable(l.Prompts, func(i, j int) bool { return l.Prompts[i].Name < l.Prompts[j].Name })
-	d, err := overallDigest(h, l)
+	slices.SortStableFunc(l.Tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortStableFunc(l.Resources, func(x, y Resource) int { return strings.Compare(x.URI, y.URI) })
+	slices.SortStableFunc(l.Prompts, func(x, y Prompt) int { return strings.Compare(x.Name, y.Name) })
+	d, err := overallDigest(&b.s.h, l)
 	if err != nil {
 		return nil, err
 	}
 	l.OverallDigest = d
-	return l, nil
+	out := *l
+	b.l = Lock{}
+	return &out, nil
 }
 
 // BuildServer computes the launch identity and its command_digest (SPEC §6.1):
@@ -96,9 +186,10 @@ func hashOr(h *canon.Hasher, v, fallback *jsonv.Value) (string, error) {
 }
 
 // BuildTool makes a v4 tool entry (SPEC §5.1, §7.1, reference-behaviour §1.2).
-func BuildTool(t surface.Tool) (Tool, error) { return buildTool(&canon.Hasher{}, t) }
+func BuildTool(t surface.Tool) (Tool, error) { return buildTool(&scratch{}, t) }
 
-func buildTool(h *canon.Hasher, t surface.Tool) (Tool, error) {
+func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
+	h := &sc.h
 	e := Tool{Name: t.Name, HasV4: true}
 	var err error
 	if e.DescriptionHash, err = hashOr(h, t.Description, jsonv.NewString("")); err != nil {
@@ -123,7 +214,7 @@ func buildTool(h *canon.Hasher, t surface.Tool) (Tool, error) {
 	if in == nil {
 		in = jsonv.NewNull()
 	}
-	e.SchemaSkeleton = skeleton.Extract(in).Value()
+	skel := skeleton.Extract(in)
 	if a := t.Annotations; !a.IsNull() && a.Kind != jsonv.Object {
 		return Tool{}, fmt.Errorf("annotations is a %s, not an object", a.Kind)
 	}
@@ -136,13 +227,56 @@ func buildTool(h *canon.Hasher, t surface.Tool) (Tool, error) {
 	if e.OutputSchemaHash, err = hashOr(h, t.OutputSchema, jsonv.NewNull()); err != nil {
 		return Tool{}, fmt.Errorf("outputSchema: %w", err)
 	}
+	var out *skeleton.Skeleton
 	if !t.OutputSchema.IsNull() {
-		e.OutputSchemaSkeleton = skeleton.Extract(t.OutputSchema).Value()
+		out = skeleton.Extract(t.OutputSchema)
 	}
-	if e.EntryDigest, err = h.Hash(ToolBody(e, CurrentSchemaVersion)); err != nil {
+	if e.EntryDigest, err = builtToolDigest(h, &e, skel, out); err != nil {
 		return Tool{}, fmt.Errorf("entry_digest: %w", err)
 	}
+	sc.raw = skel.AppendCompact(sc.raw[:0])
+	e.SchemaSkeleton = jsonv.CompactRaw(sc.raw)
+	if out != nil {
+		sc.raw = out.AppendCompact(sc.raw[:0])
+		e.OutputSchemaSkeleton = jsonv.CompactRaw(sc.raw)
+	}
+	e.memo = newToolMemo(e, false, e.EntryDigest)
 	return e, nil
+}
+
+// builtToolDigest is the entry digest of a freshly built tool — the hash
+// of toolObject(e, skel, out, false) — written straight into the digest:
+// a built entry has the v4 commitments and no inspection block, so its
+// canonical text is these keys in this order around the two skeletons.
+func builtToolDigest(h *canon.Hasher, e *Tool, skel, out *skeleton.Skeleton) (string, error) {
+	h.Begin()
+	h.WriteRaw(`{"annotations_hash":`)
+	h.WriteString(e.AnnotationsHash)
+	h.WriteRaw(`,"capabilities":[`)
+	for i, c := range e.Capabilities {
+		if i > 0 {
+			h.WriteRaw(",")
+		}
+		h.WriteString(c)
+	}
+	h.WriteRaw(`],"description_hash":`)
+	h.WriteString(e.DescriptionHash)
+	h.WriteRaw(`,"input_schema_hash":`)
+	h.WriteString(e.InputSchemaHash)
+	h.WriteRaw(`,"name":`)
+	h.WriteString(e.Name)
+	h.WriteRaw(`,"output_schema_hash":`)
+	h.WriteString(e.OutputSchemaHash)
+	h.WriteRaw(`,"output_schema_skeleton":`)
+	if err := out.WriteCanonical(h, 1); err != nil {
+		return "", err
+	}
+	h.WriteRaw(`,"schema_skeleton":`)
+	if err := skel.WriteCanonical(h, 1); err != nil {
+		return "", err
+	}
+	h.WriteRaw("}")
+	return h.Sum(), nil
 }
 
 // BuildResource makes a resource entry (SPEC §7.2).
@@ -214,32 +348,89 @@ func valueOrNull(v *jsonv.Value) *jsonv.Value {
 // pre-skeleton (v1) entry's null skeleton is left out, as are v4 commitments
 // the entry does not carry.
 func ToolBody(t Tool, schemaVersion int) *jsonv.Value {
-	return toolObject(t, t.SchemaSkeleton == nil && schemaVersion < 2)
+	return toolObject(t, rawTree(t.SchemaSkeleton), rawTree(t.OutputSchemaSkeleton), omitSkeleton(t, schemaVersion))
 }
 
-// toolObject renders a tool entry without entry_digest; omitSkeleton drops
-// a null schema_skeleton (v1 entries were hashed without one).
-func toolObject(t Tool, omitSkeleton bool) *jsonv.Value {
-	body := jsonv.NewObject(
+// omitSkeleton reports whether t's body leaves its schema_skeleton out: a
+// null skeleton at schema_version 1 (v1 entries were hashed without one).
+func omitSkeleton(t Tool, schemaVersion int) bool {
+	return t.SchemaSkeleton.IsNull() && schemaVersion < 2
+}
+
+// rawTree parses a skeleton back. Its text came from an accepted value, so
+// it parses; were it ever not to, the skeleton would count as null, and the
+// entry digest computed from it would fail to verify rather than pass.
+func rawTree(r jsonv.Raw) *jsonv.Value {
+	v, err := r.Value()
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// toolObject renders a tool entry without entry_digest from its fields and
+// its skeletons' trees (nil for null); omitSkeleton drops a null
+// schema_skeleton.
+func toolObject(t Tool, skel, out *jsonv.Value, omitSkeleton bool) *jsonv.Value {
+	members := make([]jsonv.Member, 0, 10)
+	members = append(members,
 		jsonv.M("name", jsonv.NewString(t.Name)),
 		jsonv.M("description_hash", jsonv.NewString(t.DescriptionHash)),
 		jsonv.M("input_schema_hash", jsonv.NewString(t.InputSchemaHash)),
 		jsonv.M("capabilities", jsonv.NewStrings(t.Capabilities)),
 	)
 	if t.Inspection != nil {
-		body.Members = append(body.Members, jsonv.M("inspection", t.Inspection))
+		members = append(members, jsonv.M("inspection", t.Inspection))
 	}
 	if !omitSkeleton {
-		body.Members = append(body.Members, jsonv.M("schema_skeleton", valueOrNull(t.SchemaSkeleton)))
+		members = append(members, jsonv.M("schema_skeleton", valueOrNull(skel)))
 	}
 	if t.HasV4 {
-		body.Members = append(body.Members,
+		members = append(members,
 			jsonv.M("annotations_hash", jsonv.NewString(t.AnnotationsHash)),
 			jsonv.M("output_schema_hash", jsonv.NewString(t.OutputSchemaHash)),
-			jsonv.M("output_schema_skeleton", valueOrNull(t.OutputSchemaSkeleton)),
+			jsonv.M("output_schema_skeleton", valueOrNull(out)),
 		)
 	}
-	return body
+	return jsonv.NewObject(members...)
+}
+
+// newToolMemo memoises digest as the digest of t's body (see toolMemo); an
+// entry with an inspection block is not memoised.
+func newToolMemo(t Tool, omit bool, digest string) *toolMemo {
+	if t.Inspection != nil {
+		return nil
+	}
+	f := t
+	f.memo = nil
+	f.EntryDigest = ""
+	f.Capabilities = slices.Clone(t.Capabilities)
+	return &toolMemo{fields: f, omit: omit, digest: digest}
+}
+
+// toolDigest returns the digest of t's body at schemaVersion: the memoised
+// one while t's body fields are unchanged, else computed.
+func toolDigest(h *canon.Hasher, t Tool, schemaVersion int) (string, error) {
+	omit := omitSkeleton(t, schemaVersion)
+	if m := t.memo; m != nil && m.omit == omit && sameBody(&m.fields, &t) {
+		return m.digest, nil
+	}
+	return h.Hash(ToolBody(t, schemaVersion))
+}
+
+// sameBody reports whether two tool entries have the same body fields;
+// entries with an inspection block never compare the same.
+func sameBody(a, b *Tool) bool {
+	return a.Name == b.Name &&
+		a.DescriptionHash == b.DescriptionHash &&
+		a.InputSchemaHash == b.InputSchemaHash &&
+		slices.Equal(a.Capabilities, b.Capabilities) &&
+		a.Inspection == nil && b.Inspection == nil &&
+		a.SchemaSkeleton == b.SchemaSkeleton &&
+		a.HasV4 == b.HasV4 &&
+		a.AnnotationsHash == b.AnnotationsHash &&
+		a.OutputSchemaHash == b.OutputSchemaHash &&
+		a.OutputSchemaSkeleton == b.OutputSchemaSkeleton
 }
 
 // ResourceBody is the object a resource's entry_digest covers.
@@ -329,7 +520,7 @@ func Verify(l *Lock) error {
 		return err
 	}
 	for i, t := range l.Tools {
-		d, err := h.Hash(ToolBody(t, l.SchemaVersion))
+		d, err := toolDigest(h, t, l.SchemaVersion)
 		if err != nil {
 			return fmt.Errorf("$.tools[%d]: %w", i, err)
 		}

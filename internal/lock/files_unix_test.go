@@ -36,14 +36,14 @@ func TestReadFileRefusesNonRegular(t *testing.T) {
 			return os.Symlink(fifo, p)
 		}, "not a regular file (a named pipe)"},
 		{"directory", func(p string) error { return os.Mkdir(p, 0o755) }, "not a regular file (a directory)"},
-		{"sparse file over 64 MiB", func(p string) error {
+		{"sparse file over 256 MiB", func(p string) error {
 			f, err := os.Create(p)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
 			return f.Truncate(MaxFileBytes + 1<<20)
-		}, "larger than 64 MiB, the most a lock may be"},
+		}, "larger than 256 MiB, the most a lock may be"},
 		{"symlink loop", func(p string) error { return os.Symlink(p, p) }, "too many levels of symbolic links"},
 		{"missing", func(string) error { return nil }, "no such file"},
 	}
@@ -161,15 +161,16 @@ func TestWriteRefusesUnreadableLock(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data := Marshal(buildDemo(t))
-	err := writeLock(path, data, int64(len(data))-1)
+	l := buildDemo(t)
+	data := Marshal(l)
+	err := writeLockFile(path, l, int64(len(data))-1)
 	if err == nil || !strings.Contains(err.Error(), "more than the") || !strings.HasPrefix(err.Error(), "write lock "+path+": ") {
 		t.Fatalf("error = %v", err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != "old" {
 		t.Fatalf("the lock was replaced: %q", got)
 	}
-	if err := writeLock(path, data, int64(len(data))); err != nil {
+	if err := writeLockFile(path, l, int64(len(data))); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 }

@@ -1,36 +1,48 @@
 package lock
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 
 	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
 )
 
 // MaxNoteLength bounds an attestation note, in code points, as the reference does.
 const MaxNoteLength = 1000
 
-// MaxFileBytes is the largest lock file warden reads: 64 MiB. A lock stores
-// hashes and schema skeletons, about 10 KB for a tool with a 10-30 property
-// schema, so a real server's lock (the largest list a few hundred items)
-// is a few megabytes and 64 MiB holds some 6,000 such tools. A bigger file
-// is refused before it is read: the lock comes from the repository, and a
-// pull request must not be able to make warden read without bound.
-const MaxFileBytes = 64 << 20
+// MaxFileBytes is the largest lock file warden reads, and writes: 256 MiB. A
+// lock stores hashes and schema skeletons, about 10 KB of text for a tool
+// with a 10-30 property schema, so a real server's lock (the largest list a
+// few hundred items) is a few megabytes, and 256 MiB holds some 25,000 such
+// tools. A lock is read one entry at a time and kept in compact form (about
+// a third of its text), so reading costs far less memory than the file's
+// size. A bigger file is refused before it is read: the lock comes from the
+// repository, and a pull request must not be able to make warden read
+// without bound.
+const MaxFileBytes = 256 << 20
 
-// ReadFile reads and strictly validates the lock at path (read as ReadBytes
-// does).
+// noun names a lock in the errors of package infile ("read lock PATH: ...").
+const noun = "lock"
+
+// ReadFile reads and strictly validates the lock at path. Only a regular
+// file of at most MaxFileBytes is read (see ReadBytes), and it is read one
+// entry at a time: the parsed tree of one entry is all that is held beyond
+// the lock's compact form. Each tool entry's body digest is computed while
+// its tree is at hand, so that Verify can check the entry digests without
+// parsing the skeletons back.
 func ReadFile(path string) (*Lock, error) {
-	data, err := ReadBytes(path)
+	f, err := infile.Open(path, noun, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	l, err := Parse(data)
+	defer f.Close()
+	l, err := decode(jsonv.NewDecoder(f, jsonv.Options{MaxDepth: canon.MaxDepth}))
 	if err != nil {
+		if infile.IsInputError(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read lock %s: %w", path, err)
 	}
 	return l, nil
@@ -47,97 +59,232 @@ func ReadBytes(path string) ([]byte, error) {
 
 // readRegular implements ReadBytes with a size limit of max bytes.
 func readRegular(path string, max int64) ([]byte, error) {
-	// Stat first, so that a FIFO or a device is never opened at all
-	// (opening a FIFO blocks until a writer appears; opening some devices
-	// has side effects).
-	before, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read lock %s: %w", path, err)
-	}
-	if err := checkRegular(path, before, max); err != nil {
-		return nil, err
-	}
-	// The file may have been swapped since: open without blocking and check
-	// again that the open file is the regular file just inspected.
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read lock %s: %w", path, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read lock %s: %w", path, err)
-	}
-	if err := checkRegular(path, info, max); err != nil {
-		return nil, err
-	}
-	if !os.SameFile(before, info) {
-		return nil, fmt.Errorf("read lock %s: the file was replaced while it was being opened", path)
-	}
-	// The size can still grow while reading; the limit holds regardless.
-	var buf bytes.Buffer
-	buf.Grow(int(info.Size()) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, fmt.Errorf("read lock %s: %w", path, err)
-	}
-	if int64(buf.Len()) > max {
-		return nil, tooLarge(path, int64(buf.Len()), max)
-	}
-	return buf.Bytes(), nil
-}
-
-// checkRegular refuses anything but a regular file of at most max bytes.
-func checkRegular(path string, info fs.FileInfo, max int64) error {
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("read lock %s: not a regular file (%s); a lock must be a plain file", path, fileType(info.Mode()))
-	}
-	if info.Size() > max {
-		return tooLarge(path, info.Size(), max)
-	}
-	return nil
-}
-
-// tooLarge refuses a file of size bytes (or more) against the limit max.
-func tooLarge(path string, size, max int64) error {
-	return fmt.Errorf("read lock %s: the file is larger than %s, the most a lock may be (%d bytes or more)", path, limitText(max), size)
+	return infile.ReadAll(path, noun, max)
 }
 
 // limitText renders a size limit: in MiB when it is a whole number of them.
-func limitText(max int64) string {
-	if max >= 1<<20 && max%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", max>>20)
-	}
-	return fmt.Sprintf("%d bytes", max)
-}
-
-// fileType names the type of a non-regular file for an error message.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "type " + m.Type().String()
-}
+func limitText(max int64) string { return infile.LimitText(max) }
 
 // Parse parses and validates a lock document. JSON-level refusals (BOM,
 // invalid UTF-8, duplicate keys, NaN/Infinity, nesting past 512) come from
-// jsonv.Parse; structural ones name the JSON path of the offending value.
+// jsonv; structural ones name the JSON path of the offending value.
 func Parse(data []byte) (*Lock, error) {
-	v, err := jsonv.Parse(data, jsonv.Options{MaxDepth: canon.MaxDepth})
-	if err != nil {
-		return nil, fmt.Errorf("not a valid lock document: %w", err)
+	return decode(jsonv.NewBytesDecoder(data, jsonv.Options{MaxDepth: canon.MaxDepth}))
+}
+
+// FromValue validates a parsed lock document as Parse does: every SPEC §3
+// key present and of the right type, schema_version an integer 1..4, the v4
+// tool commitments present at v4, the depth bound. Unknown keys are ignored,
+// except in pin where they are kept for rewriting.
+func FromValue(doc *jsonv.Value) (*Lock, error) {
+	if doc == nil {
+		return nil, errAt(jsonv.Path{}, "must be an object, found nothing")
 	}
-	return FromValue(v)
+	return decode(jsonv.NewBytesDecoder(doc.AppendCompact(nil), jsonv.Options{MaxDepth: canon.MaxDepth}))
+}
+
+// documentError marks a JSON-level refusal as such.
+func documentError(err error) error {
+	var pe *jsonv.ParseError
+	var le *jsonv.ValueLimitError
+	if errors.As(err, &pe) || errors.As(err, &le) {
+		return fmt.Errorf("not a valid lock document: %w", err)
+	}
+	return err
+}
+
+// topKeys are the required top-level keys (SPEC §3), in the order the
+// reference writes them.
+var topKeys = [...]string{"schema_version", "warden_version", "server", "tools", "resources", "prompts", "findings", "overall_digest", "pin"}
+
+// lockDecoder reads one lock document member by member. The big arrays are
+// walked item by item; every other member is small and read whole.
+type lockDecoder struct {
+	d    *jsonv.Decoder
+	r    reader
+	h    canon.Hasher
+	l    *Lock
+	seen [len(topKeys)]bool
+	// svSeen is set once schema_version has been read; tool entries that
+	// come before it (not in a lock warden or the reference wrote) wait,
+	// as compact text, until it is known.
+	svSeen  bool
+	pending []jsonv.Raw
+	raw     []byte // scratch for compact skeleton text
+}
+
+// decode reads and validates one lock document from d. The first problem
+// in document order is reported, but a JSON-level refusal anywhere in the
+// document (a duplicate key, a bad literal, trailing data) takes precedence:
+// after a structural problem the rest is still read, without being kept.
+func decode(d *jsonv.Decoder) (*Lock, error) {
+	ld := &lockDecoder{d: d, l: &Lock{Findings: []Finding{}}}
+	return ld.run()
+}
+
+func (ld *lockDecoder) run() (*Lock, error) {
+	d, r, l := ld.d, &ld.r, ld.l
+	root := jsonv.Path{}
+	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+		v, err := d.Value()
+		if err == nil {
+			err = d.Finish()
+		}
+		if err != nil {
+			return nil, documentError(err)
+		}
+		r.object(v, root)
+		return nil, r.err
+	}
+	err := d.Object(func(key string) error {
+		if r.err != nil {
+			return d.Skip()
+		}
+		for i, k := range topKeys {
+			if k == key {
+				ld.seen[i] = true
+			}
+		}
+		p := root.Key(key)
+		switch key {
+		case "tools":
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+				if !ld.svSeen {
+					ld.pending = append(ld.pending, jsonv.RawOf(v))
+					return
+				}
+				ld.addTool(v, ip)
+			})
+		case "resources":
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+				l.Resources = append(l.Resources, r.resource(v, ip))
+			})
+		case "prompts":
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+				l.Prompts = append(l.Prompts, r.prompt(v, ip))
+			})
+		case "findings":
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+				l.Findings = append(l.Findings, r.finding(v, ip))
+			})
+		case "schema_version", "warden_version", "server", "overall_digest", "pin":
+			v, err := d.Value()
+			if err != nil {
+				return err
+			}
+			ld.member(key, v)
+			return nil
+		}
+		return d.Skip()
+	})
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		return nil, documentError(err)
+	}
+	for i, k := range topKeys {
+		if !ld.seen[i] {
+			r.fail(root, "missing required key %q", k)
+		}
+	}
+	for i, raw := range ld.pending {
+		if r.err != nil {
+			break
+		}
+		v, err := raw.Value()
+		if err != nil {
+			return nil, documentError(err)
+		}
+		ld.addTool(v, root.Key("tools").Index(i))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if l.Tools == nil {
+		l.Tools = []Tool{}
+	}
+	if l.Resources == nil {
+		l.Resources = []Resource{}
+	}
+	if l.Prompts == nil {
+		l.Prompts = []Prompt{}
+	}
+	return l, nil
+}
+
+// items walks the array at p, reading each item whole and handing it to
+// add; a member that is not an array is refused.
+func (ld *lockDecoder) items(p jsonv.Path, add func(v *jsonv.Value, p jsonv.Path)) error {
+	d, r := ld.d, &ld.r
+	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
+		v, err := d.Value()
+		if err != nil {
+			return err
+		}
+		r.fail(p, "must be an array, found %s", v.Kind)
+		return nil
+	}
+	return d.Array(func(i int) error {
+		if r.err != nil {
+			return d.Skip()
+		}
+		v, err := d.Value()
+		if err != nil {
+			return err
+		}
+		add(v, p.Index(i))
+		return nil
+	})
+}
+
+// member reads one of the small top-level members.
+func (ld *lockDecoder) member(key string, v *jsonv.Value) {
+	r, l := &ld.r, ld.l
+	root := jsonv.Path{}
+	// The field readers look members up in their object: give them one.
+	obj := jsonv.NewObject(jsonv.M(key, v))
+	switch key {
+	case "schema_version":
+		sv, ok := r.integer(v, root.Key(key))
+		if ok && (sv < 1 || sv > CurrentSchemaVersion) {
+			if sv > CurrentSchemaVersion {
+				r.fail(root.Key(key), "schema_version %d is newer than this warden implements (%d); upgrade warden", sv, CurrentSchemaVersion)
+			} else {
+				r.fail(root.Key(key), "schema_version %d is not a format level", sv)
+			}
+		}
+		l.SchemaVersion = sv
+		ld.svSeen = true
+	case "warden_version":
+		l.WardenVersion = r.str(obj, root, key)
+	case "server":
+		l.Server = r.server(v, root.Key(key))
+	case "overall_digest":
+		l.OverallDigest = r.str(obj, root, key)
+	case "pin":
+		// The pin is kept (it is rewritten by approve): copy it out of the
+		// decoder's shared blocks.
+		l.Pin = r.pin(v.Clone(), root.Key(key))
+	}
+}
+
+// addTool reads one tool entry and, while its skeletons' trees are at
+// hand, memoises the digest of its body for Verify.
+func (ld *lockDecoder) addTool(v *jsonv.Value, p jsonv.Path) {
+	t, skel, out := ld.r.tool(v, p, ld.l.SchemaVersion)
+	if ld.r.err != nil {
+		return
+	}
+	t.SchemaSkeleton = jsonv.RawOfBuf(skel, &ld.raw)
+	t.OutputSchemaSkeleton = jsonv.RawOfBuf(out, &ld.raw)
+	omit := skel == nil && ld.l.SchemaVersion < 2
+	// A body that cannot be hashed is not memoised: Verify then meets the
+	// same refusal when it recomputes it.
+	if d, err := ld.h.Hash(toolObject(t, skel, out, omit)); err == nil {
+		t.memo = newToolMemo(t, omit, d)
+	}
+	ld.l.Tools = append(ld.l.Tools, t)
 }
 
 // fieldError is a validation refusal at a JSON path.
@@ -280,67 +427,6 @@ func (r *reader) optObject(obj *jsonv.Value, p jsonv.Path, key string) *jsonv.Va
 	return v
 }
 
-// FromValue validates a parsed lock document: every SPEC §3 key present and
-// of the right type, schema_version an integer 1..4, the v4 tool commitments
-// present at v4, the depth bound. Unknown keys are ignored, except in pin
-// where they are kept for rewriting.
-func FromValue(doc *jsonv.Value) (*Lock, error) {
-	if err := canon.CheckDepth(doc); err != nil {
-		return nil, fmt.Errorf("not a valid lock document: %w", err)
-	}
-	r := &reader{}
-	root := jsonv.Path{}
-	if !r.object(doc, root) {
-		return nil, r.err
-	}
-	l := &Lock{}
-	for _, key := range []string{"schema_version", "warden_version", "server", "tools", "resources", "prompts", "findings", "overall_digest", "pin"} {
-		r.required(doc, root, key)
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	sv, ok := r.integer(doc.Get("schema_version"), root.Key("schema_version"))
-	if ok && (sv < 1 || sv > CurrentSchemaVersion) {
-		if sv > CurrentSchemaVersion {
-			r.fail(root.Key("schema_version"), "schema_version %d is newer than this warden implements (%d); upgrade warden", sv, CurrentSchemaVersion)
-		} else {
-			r.fail(root.Key("schema_version"), "schema_version %d is not a format level", sv)
-		}
-	}
-	l.SchemaVersion = sv
-	l.WardenVersion = r.str(doc, root, "warden_version")
-	l.Server = r.server(doc.Get("server"), root.Key("server"))
-	for i, t := range r.array(doc, root, "tools") {
-		l.Tools = append(l.Tools, r.tool(t, root.Key("tools").Index(i), sv))
-	}
-	for i, x := range r.array(doc, root, "resources") {
-		l.Resources = append(l.Resources, r.resource(x, root.Key("resources").Index(i)))
-	}
-	for i, x := range r.array(doc, root, "prompts") {
-		l.Prompts = append(l.Prompts, r.prompt(x, root.Key("prompts").Index(i)))
-	}
-	l.Findings = []Finding{}
-	for i, x := range r.array(doc, root, "findings") {
-		l.Findings = append(l.Findings, r.finding(x, root.Key("findings").Index(i)))
-	}
-	l.OverallDigest = r.str(doc, root, "overall_digest")
-	l.Pin = r.pin(doc.Get("pin"), root.Key("pin"))
-	if r.err != nil {
-		return nil, r.err
-	}
-	if l.Tools == nil {
-		l.Tools = []Tool{}
-	}
-	if l.Resources == nil {
-		l.Resources = []Resource{}
-	}
-	if l.Prompts == nil {
-		l.Prompts = []Prompt{}
-	}
-	return l, nil
-}
-
 func (r *reader) server(v *jsonv.Value, p jsonv.Path) Server {
 	var s Server
 	if !r.object(v, p) {
@@ -361,10 +447,9 @@ func (r *reader) server(v *jsonv.Value, p jsonv.Path) Server {
 	return s
 }
 
-func (r *reader) tool(v *jsonv.Value, p jsonv.Path, schemaVersion int) Tool {
-	var t Tool
+func (r *reader) tool(v *jsonv.Value, p jsonv.Path, schemaVersion int) (t Tool, skel, out *jsonv.Value) {
 	if !r.object(v, p) {
-		return t
+		return t, nil, nil
 	}
 	t.Name = r.str(v, p, "name")
 	t.DescriptionHash = r.str(v, p, "description_hash")
@@ -373,8 +458,12 @@ func (r *reader) tool(v *jsonv.Value, p jsonv.Path, schemaVersion int) Tool {
 		t.Capabilities = r.strList(c, p.Key("capabilities"))
 	}
 	t.EntryDigest = r.str(v, p, "entry_digest")
-	t.Inspection = r.optObject(v, p, "inspection")
-	t.SchemaSkeleton = r.optObject(v, p, "schema_skeleton")
+	if in := r.optObject(v, p, "inspection"); in != nil {
+		// Kept as a tree: copy it out of the decoder's shared blocks.
+		t.Inspection = in.Clone()
+	}
+	// The caller keeps the skeletons, as compact text.
+	skel = r.optObject(v, p, "schema_skeleton")
 	hasAny := v.Has("annotations_hash") || v.Has("output_schema_hash") || v.Has("output_schema_skeleton")
 	if schemaVersion >= 4 || (hasAny && !v.Get("annotations_hash").IsNull()) {
 		// At v4 the commitments are required (SPEC §7.1); below it they are
@@ -390,9 +479,9 @@ func (r *reader) tool(v *jsonv.Value, p jsonv.Path, schemaVersion int) Tool {
 		t.HasV4 = true
 		t.AnnotationsHash = r.str(v, p, "annotations_hash")
 		t.OutputSchemaHash = r.str(v, p, "output_schema_hash")
-		t.OutputSchemaSkeleton = r.optObject(v, p, "output_schema_skeleton")
+		out = r.optObject(v, p, "output_schema_skeleton")
 	}
-	return t
+	return t, skel, out
 }
 
 func (r *reader) resource(v *jsonv.Value, p jsonv.Path) Resource {

@@ -41,17 +41,35 @@ type Tool struct {
 	Capabilities    []string
 	// Inspection is the optional §11 block; nil when the key is absent or null.
 	Inspection *jsonv.Value
-	// SchemaSkeleton is the §7.5 skeleton object, or nil for JSON null
-	// (pre-skeleton v1 entries).
-	SchemaSkeleton *jsonv.Value
+	// SchemaSkeleton is the §7.5 skeleton object, held as compact text (a
+	// lock of thousands of tools keeps thousands of them); the zero Raw is
+	// JSON null (pre-skeleton v1 entries).
+	SchemaSkeleton jsonv.Raw
 	// HasV4 is set when the entry carries the v4 commitments below (always
 	// at schema_version 4; optional below it).
 	HasV4            bool
 	AnnotationsHash  string
 	OutputSchemaHash string
-	// OutputSchemaSkeleton is nil for JSON null (no output schema).
-	OutputSchemaSkeleton *jsonv.Value
+	// OutputSchemaSkeleton is the zero Raw for JSON null (no output schema).
+	OutputSchemaSkeleton jsonv.Raw
 	EntryDigest          string
+
+	// memo remembers the digest of the entry's body (everything but
+	// entry_digest) as it was read or built, so that Verify need not parse
+	// the skeletons back; see toolMemo.
+	memo *toolMemo
+}
+
+// toolMemo is the canonical digest of a tool entry's body together with the
+// exact field values it was computed from. Verify uses it only while every
+// one of those fields is still the same (strings and Raws are immutable, the
+// capabilities are a private copy, and an entry with an inspection block,
+// a mutable tree, is never memoised), so it can only ever save the work of
+// recomputing the same digest, never change a verdict.
+type toolMemo struct {
+	fields Tool
+	omit   bool
+	digest string
 }
 
 // Resource is one resource entry (SPEC §7.2).

@@ -1,19 +1,25 @@
 package lock
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
+	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/pyfmt"
 )
 
 // ToValue renders l as the JSON document warden writes, with the reference's
-// key order (reference-behaviour §5.2).
+// key order (reference-behaviour §5.2). Marshal and WriteFile write the
+// same text without building this tree.
 func ToValue(l *Lock) *jsonv.Value {
 	tools := make([]*jsonv.Value, len(l.Tools))
 	for i, t := range l.Tools {
@@ -34,12 +40,7 @@ func ToValue(l *Lock) *jsonv.Value {
 	return jsonv.NewObject(
 		jsonv.M("schema_version", jsonv.NewInt(int64(l.SchemaVersion))),
 		jsonv.M("warden_version", jsonv.NewString(l.WardenVersion)),
-		jsonv.M("server", jsonv.NewObject(
-			jsonv.M("command", jsonv.NewString(l.Server.Command)),
-			jsonv.M("args", jsonv.NewStrings(l.Server.Args)),
-			jsonv.M("url", strOrNull(l.Server.URL)),
-			jsonv.M("command_digest", jsonv.NewString(l.Server.CommandDigest)),
-		)),
+		jsonv.M("server", ServerValue(l.Server)),
 		jsonv.M("tools", jsonv.NewArray(tools...)),
 		jsonv.M("resources", jsonv.NewArray(res...)),
 		jsonv.M("prompts", jsonv.NewArray(prompts...)),
@@ -49,10 +50,20 @@ func ToValue(l *Lock) *jsonv.Value {
 	)
 }
 
+// ServerValue renders the server block as written in the lock.
+func ServerValue(s Server) *jsonv.Value {
+	return jsonv.NewObject(
+		jsonv.M("command", jsonv.NewString(s.Command)),
+		jsonv.M("args", jsonv.NewStrings(s.Args)),
+		jsonv.M("url", strOrNull(s.URL)),
+		jsonv.M("command_digest", jsonv.NewString(s.CommandDigest)),
+	)
+}
+
 // ToolValue renders one tool entry as written in the lock: a null skeleton
 // is written as null even on v1 entries, as the reference rewrites them.
 func ToolValue(t Tool) *jsonv.Value {
-	v := toolObject(t, false)
+	v := toolObject(t, rawTree(t.SchemaSkeleton), rawTree(t.OutputSchemaSkeleton), false)
 	v.Members = append(v.Members, jsonv.M("entry_digest", jsonv.NewString(t.EntryDigest)))
 	return v
 }
@@ -127,24 +138,168 @@ func PinValue(p Pin) *jsonv.Value {
 // Marshal returns the exact bytes of the lock file: Python's
 // json.dumps(indent=2, ensure_ascii=False) text plus one trailing newline.
 func Marshal(l *Lock) []byte {
-	return append(pyfmt.DumpsIndent(ToValue(l), 2), '\n')
+	var buf bytes.Buffer
+	encode(&buf, l) // a bytes.Buffer never fails to take a write
+	return buf.Bytes()
 }
 
-// WriteFile writes l to path atomically: the bytes go to a temporary file in
-// the same directory, which is synced and then renamed over path, so a
-// failure never leaves a half-written lock behind. A lock larger than
-// MaxFileBytes is refused and nothing is written: warden would refuse to
-// read it back.
-func WriteFile(path string, l *Lock) error {
-	return writeLock(path, Marshal(l), MaxFileBytes)
+// lockIndent is the lock file's indent (json.dumps(indent=2)).
+const lockIndent = 2
+
+// encoder writes a lock's text to w a part at a time, through a buffer it
+// hands over whenever it passes flushAt bytes.
+type encoder struct {
+	w   io.Writer
+	b   []byte
+	err error
 }
 
-// writeLock writes the lock text data to path unless it exceeds max bytes.
-func writeLock(path string, data []byte, max int64) error {
-	if int64(len(data)) > max {
-		return fmt.Errorf("write lock %s: the lock would be %d bytes, more than the %s a lock may be (warden could not read it back)", path, len(data), limitText(max))
+const flushAt = 32 << 10
+
+func (e *encoder) flush() {
+	if e.err == nil && len(e.b) > 0 {
+		_, e.err = e.w.Write(e.b)
 	}
-	return WriteAtomic(path, data)
+	e.b = e.b[:0]
+}
+
+func (e *encoder) maybeFlush() {
+	if len(e.b) >= flushAt {
+		e.flush()
+	}
+}
+
+// member starts the member key of an object whose members sit at level.
+func (e *encoder) member(first bool, key string, level int) {
+	if !first {
+		e.b = append(e.b, ',')
+	}
+	e.b = pyfmt.Newline(e.b, lockIndent, level)
+	e.b = jsonv.AppendQuoted(e.b, key)
+	e.b = append(e.b, ": "...)
+}
+
+// array writes an array of n items whose items sit at level, item(i)
+// writing each.
+func (e *encoder) array(n, level int, item func(i int)) {
+	if n == 0 {
+		e.b = append(e.b, "[]"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = pyfmt.Newline(e.b, lockIndent, level)
+		item(i)
+		e.maybeFlush()
+	}
+	e.b = append(pyfmt.Newline(e.b, lockIndent, level-1), ']')
+}
+
+// encode writes the lock file's text of l to w: exactly
+// pyfmt.DumpsIndent(ToValue(l), 2) and a newline, written one entry at a
+// time without building the document's tree; the skeletons are written
+// straight from their compact text.
+func encode(w io.Writer, l *Lock) error {
+	e := &encoder{w: w, b: make([]byte, 0, 2*flushAt)}
+	e.b = append(e.b, '{')
+	e.member(true, "schema_version", 1)
+	e.b = strconv.AppendInt(e.b, int64(l.SchemaVersion), 10)
+	e.member(false, "warden_version", 1)
+	e.b = jsonv.AppendQuoted(e.b, l.WardenVersion)
+	e.member(false, "server", 1)
+	e.b = pyfmt.AppendIndent(e.b, ServerValue(l.Server), lockIndent, 1)
+	e.member(false, "tools", 1)
+	e.array(len(l.Tools), 2, func(i int) { e.tool(&l.Tools[i]) })
+	e.member(false, "resources", 1)
+	e.array(len(l.Resources), 2, func(i int) {
+		e.b = pyfmt.AppendIndent(e.b, ResourceValue(l.Resources[i]), lockIndent, 2)
+	})
+	e.member(false, "prompts", 1)
+	e.array(len(l.Prompts), 2, func(i int) {
+		e.b = pyfmt.AppendIndent(e.b, PromptValue(l.Prompts[i]), lockIndent, 2)
+	})
+	e.member(false, "findings", 1)
+	e.array(len(l.Findings), 2, func(i int) {
+		e.b = pyfmt.AppendIndent(e.b, FindingValue(l.Findings[i]), lockIndent, 2)
+	})
+	e.member(false, "overall_digest", 1)
+	e.b = jsonv.AppendQuoted(e.b, l.OverallDigest)
+	e.member(false, "pin", 1)
+	e.b = pyfmt.AppendIndent(e.b, PinValue(l.Pin), lockIndent, 1)
+	e.b = append(pyfmt.Newline(e.b, lockIndent, 0), '}', '\n')
+	e.flush()
+	return e.err
+}
+
+// tool writes one tool entry as ToolValue renders it, at level 2.
+func (e *encoder) tool(t *Tool) {
+	const level = 3 // the entry's members
+	e.b = append(e.b, '{')
+	e.member(true, "name", level)
+	e.b = jsonv.AppendQuoted(e.b, t.Name)
+	e.member(false, "description_hash", level)
+	e.b = jsonv.AppendQuoted(e.b, t.DescriptionHash)
+	e.member(false, "input_schema_hash", level)
+	e.b = jsonv.AppendQuoted(e.b, t.InputSchemaHash)
+	e.member(false, "capabilities", level)
+	e.array(len(t.Capabilities), level+1, func(i int) { e.b = jsonv.AppendQuoted(e.b, t.Capabilities[i]) })
+	if t.Inspection != nil {
+		e.member(false, "inspection", level)
+		e.b = pyfmt.AppendIndent(e.b, t.Inspection, lockIndent, level)
+	}
+	e.member(false, "schema_skeleton", level)
+	e.b = pyfmt.AppendIndentRaw(e.b, t.SchemaSkeleton, lockIndent, level)
+	if t.HasV4 {
+		e.member(false, "annotations_hash", level)
+		e.b = jsonv.AppendQuoted(e.b, t.AnnotationsHash)
+		e.member(false, "output_schema_hash", level)
+		e.b = jsonv.AppendQuoted(e.b, t.OutputSchemaHash)
+		e.member(false, "output_schema_skeleton", level)
+		e.b = pyfmt.AppendIndentRaw(e.b, t.OutputSchemaSkeleton, lockIndent, level)
+	}
+	e.member(false, "entry_digest", level)
+	e.b = jsonv.AppendQuoted(e.b, t.EntryDigest)
+	e.b = append(pyfmt.Newline(e.b, lockIndent, level-1), '}')
+}
+
+// WriteFile writes l to path atomically: the text goes through a buffered
+// writer to a temporary file in the same directory, which is synced and
+// then renamed over path, so a failure never leaves a half-written lock
+// behind. A lock larger than MaxFileBytes is refused and nothing is
+// written: warden would refuse to read it back.
+func WriteFile(path string, l *Lock) error {
+	return writeLockFile(path, l, MaxFileBytes)
+}
+
+// writeLockFile is WriteFile with a size limit of max bytes.
+func writeLockFile(path string, l *Lock, max int64) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		lw := &limitWriter{w: w, max: max}
+		if err := encode(lw, l); err != nil {
+			return err
+		}
+		if lw.n > max {
+			return fmt.Errorf("write lock %s: the lock would be %d bytes, more than the %s a lock may be (warden could not read it back)", path, lw.n, limitText(max))
+		}
+		return nil
+	})
+}
+
+// limitWriter passes at most max bytes on to w and counts the rest.
+type limitWriter struct {
+	w      io.Writer
+	n, max int64
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	l.n += int64(len(p))
+	if l.n > l.max {
+		return len(p), nil // refused once the whole size is known
+	}
+	return l.w.Write(p)
 }
 
 // WriteAtomic writes data to path through a synced temporary file in the
@@ -154,8 +309,17 @@ func writeLock(path string, data []byte, max int64) error {
 // directory, a FIFO or a device there is refused, so that a link committed
 // in place of a report cannot redirect the write, nor be silently replaced.
 func WriteAtomic(path string, data []byte) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomic is WriteAtomic for content that write produces through a
+// buffered writer; an error from write leaves path as it was.
+func writeAtomic(path string, write func(w io.Writer) error) error {
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("write %s: it is %s, not a regular file; warden does not write through or replace it (remove it, or name another path)", path, fileType(info.Mode()))
+		return fmt.Errorf("write %s: it is %s, not a regular file; warden does not write through or replace it (remove it, or name another path)", path, infile.FileType(info.Mode()))
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -172,8 +336,12 @@ func WriteAtomic(path string, data []byte) error {
 			os.Remove(name)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	bw := bufio.NewWriterSize(&fileWriter{f: tmp, path: path}, 256<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -189,6 +357,20 @@ func WriteAtomic(path string, data []byte) error {
 	}
 	ok = true
 	return nil
+}
+
+// fileWriter names the destination path in write errors.
+type fileWriter struct {
+	f    *os.File
+	path string
+}
+
+func (w *fileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write %s: %w", w.path, err)
+	}
+	return n, err
 }
 
 // PinInfo is what a fresh pin records about who and what made it.

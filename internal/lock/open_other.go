@@ -1,6 +1,0 @@
-//go:build !unix
-
-package lock
-
-// openNonBlock is not needed where opening a file cannot block on a FIFO.
-const openNonBlock = 0
