@@ -128,7 +128,10 @@ func (a analysis) has(flag string) bool {
 // (never nil). A nil or non-object inputSchema contributes no properties, so
 // only name-driven flags can fire for it.
 func Derive(name string, inputSchema *jsonv.Value) []string {
-	a := analyse(name, inputSchema)
+	return analyse(name, inputSchema).flags()
+}
+
+func (a analysis) flags() []string {
 	out := []string{}
 	for _, f := range Flags {
 		if a.has(f) {
@@ -146,7 +149,25 @@ func Derive(name string, inputSchema *jsonv.Value) []string {
 // For fs-write only the path-like table is consulted, never the content
 // table, so a flag derived from path plus content names the path property.
 func Evidence(name string, inputSchema *jsonv.Value, flag string) string {
-	a := analyse(name, inputSchema)
+	return analyse(name, inputSchema).evidence(flag)
+}
+
+// Analysis is one tool's tokenized name and property keys, from which its
+// flags and their evidence are read without tokenizing again.
+type Analysis struct{ a analysis }
+
+// Analyze tokenizes a tool's name and input-schema property keys once.
+func Analyze(name string, inputSchema *jsonv.Value) *Analysis {
+	return &Analysis{a: analyse(name, inputSchema)}
+}
+
+// Flags is Derive's result.
+func (x *Analysis) Flags() []string { return x.a.flags() }
+
+// Evidence is Evidence's result for flag.
+func (x *Analysis) Evidence(flag string) string { return x.a.evidence(flag) }
+
+func (a analysis) evidence(flag string) string {
 	var matched []string
 	for _, s := range a.name {
 		if nameTokens[flag][s] {

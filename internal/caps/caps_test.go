@@ -245,6 +245,7 @@ func FuzzTokenize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		checkTokenizeASCII(t, s)
 		toks := Tokenize(s)
 		for _, tok := range toks {
 			if tok == "" {
@@ -261,4 +262,23 @@ func FuzzTokenize(f *testing.F) {
 			t.Fatalf("Tokenize(%q) lost every non-delimiter character", s)
 		}
 	})
+}
+
+// TestTokenizeASCIIMatchesRunes holds the ASCII fast path to the general one.
+func TestTokenizeASCIIMatchesRunes(t *testing.T) {
+	for _, s := range []string{"", "a", "runShellCommand", "run_shell_command", "run-shell.command", "getURL", "file2Path",
+		"HTTPServer", "READfile", "__x__", "a\x1cb", "A", "AB", "ABc", "aB", "1A", "x..y", " ", "Q1q", "already lower"} {
+		checkTokenizeASCII(t, s)
+	}
+}
+
+func checkTokenizeASCII(t *testing.T, s string) {
+	t.Helper()
+	if !isASCII(s) {
+		return
+	}
+	got, want := tokenizeASCII(s), tokenizeRunes(s)
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) || (got == nil) != (want == nil) {
+		t.Fatalf("Tokenize(%q): ASCII path %q, general path %q", s, got, want)
+	}
 }

@@ -1,5 +1,7 @@
 package caps
 
+import "strings"
+
 // Tokenize splits an identifier into lower-cased segments the way the
 // reference tokenizer does, so that "runShellCommand", "run_shell_command"
 // and "run-shell.command" all yield [run shell command].
@@ -22,6 +24,46 @@ func Tokenize(s string) []string {
 	if s == "" {
 		return nil
 	}
+	if isASCII(s) {
+		return tokenizeASCII(s)
+	}
+	return tokenizeRunes(s)
+}
+
+// tokenizeASCII is Tokenize for an ASCII s, where a rune is a byte: the
+// pieces are substrings of s, lower-cased (copied) only when they hold a
+// capital, so the common identifier costs the result slice alone.
+func tokenizeASCII(s string) []string {
+	out := make([]string, 0, 4)
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := rune(s[i])
+		if isDelimiter(c) {
+			if i > start {
+				out = append(out, strings.ToLower(s[start:i]))
+			}
+			start = i + 1
+			continue
+		}
+		if i > start && isUpper(c) {
+			x := rune(s[i-1])
+			if isLower(x) || isDigit(x) || isUpper(x) && i+1 < len(s) && isLower(rune(s[i+1])) {
+				out = append(out, strings.ToLower(s[start:i]))
+				start = i
+			}
+		}
+	}
+	if len(s) > start {
+		out = append(out, strings.ToLower(s[start:]))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// tokenizeRunes is Tokenize for any s.
+func tokenizeRunes(s string) []string {
 	rs := []rune(s)
 	var out []string
 	start := 0 // first rune of the current piece

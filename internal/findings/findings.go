@@ -81,33 +81,71 @@ func Scan(s *surface.Surface) []lock.Finding {
 	if s == nil {
 		return []lock.Finding{}
 	}
-	var out []lock.Finding
-	if !s.Server.IsHTTP() {
-		argv := s.Server.Argv()
-		out = append(out, SupplyChain(argv)...)
-		for _, tok := range argv {
-			out = append(out, ScanField(tok, TargetLaunch)...)
-		}
-	}
+	var sc Scanner
+	sc.Launch(s.Server)
 	for _, t := range s.Tools {
-		out = append(out, scanTool(t)...)
+		sc.Tool(t)
 	}
 	for _, r := range s.Resources {
-		target := entryTarget("resources/", r.URI)
-		out = append(out, ScanField(r.URI, target)...)
-		name, _ := r.Name.Str()
-		out = append(out, ScanField(name, target)...)
-		desc, _ := r.Description.Str()
-		out = append(out, ScanField(desc, target)...)
+		sc.Resource(r)
 	}
 	for _, p := range s.Prompts {
-		target := entryTarget("prompts/", p.Name)
-		out = append(out, ScanField(p.Name, target)...)
-		desc, _ := p.Description.Str()
-		out = append(out, ScanField(desc, target)...)
+		sc.Prompt(p)
 	}
-	return dedupeSort(out)
+	return sc.Findings()
 }
+
+// Scanner gathers the findings of a surface that arrives one part at a
+// time, as Scan does for a whole one: the parts may come in any order (the
+// findings are sorted at the end), and only the findings are kept. The
+// zero Scanner is ready to use.
+type Scanner struct {
+	out []lock.Finding
+}
+
+// Launch scans the launch identity: the argv's supply-chain shape and each
+// argv token's secrets; nothing for a URL server (the URL is not scanned).
+func (sc *Scanner) Launch(srv surface.Server) {
+	if srv.IsHTTP() {
+		return
+	}
+	argv := srv.Argv()
+	sc.out = append(sc.out, SupplyChain(argv)...)
+	for _, tok := range argv {
+		sc.out = append(sc.out, ScanField(tok, TargetLaunch)...)
+	}
+}
+
+// Tool scans one tool (see Scan).
+func (sc *Scanner) Tool(t surface.Tool) { sc.out = append(sc.out, scanTool(t)...) }
+
+// Resource scans one resource's uri, name and description.
+func (sc *Scanner) Resource(r surface.Resource) {
+	target := entryTarget("resources/", r.URI)
+	sc.out = append(sc.out, ScanField(r.URI, target)...)
+	name, _ := r.Name.Str()
+	sc.out = append(sc.out, ScanField(name, target)...)
+	desc, _ := r.Description.Str()
+	sc.out = append(sc.out, ScanField(desc, target)...)
+}
+
+// Prompt scans one prompt's name and description.
+func (sc *Scanner) Prompt(p surface.Prompt) {
+	target := entryTarget("prompts/", p.Name)
+	sc.out = append(sc.out, ScanField(p.Name, target)...)
+	desc, _ := p.Description.Str()
+	sc.out = append(sc.out, ScanField(desc, target)...)
+}
+
+// Join adds the findings o gathered (on another goroutine, say) to sc's;
+// as parts may come in any order, so may Scanners.
+func (sc *Scanner) Join(o *Scanner) {
+	sc.out = append(sc.out, o.out...)
+	o.out = nil
+}
+
+// Findings returns what was found, de-duplicated and sorted as Scan's.
+func (sc *Scanner) Findings() []lock.Finding { return dedupeSort(sc.out) }
 
 // entryTarget is "<kind>/<identity>". The identity is the entry's key, so
 // it is kept verbatim (drift reports and the lock's entries use the same
@@ -132,9 +170,10 @@ func scanTool(t surface.Tool) []lock.Finding {
 	if schema != nil && schema.Kind != jsonv.Object {
 		schema = nil
 	}
-	for _, flag := range caps.Derive(t.Name, schema) {
+	a := caps.Analyze(t.Name, schema)
+	for _, flag := range a.Flags() {
 		r := capRules[flag]
-		evidence := maskVendorSecrets(caps.Evidence(t.Name, schema, flag))
+		evidence := maskVendorSecrets(a.Evidence(flag))
 		out = append(out, lock.Finding{
 			RuleID:   r.rule,
 			Severity: r.severity,

@@ -70,6 +70,30 @@ func ScanField(value, target string) []lock.Finding {
 	return out
 }
 
+// MayHoldVendorSecret reports whether s could hold a match of a vendor
+// secret pattern: false when s contains none of the patterns' fixed
+// prefixes, with which every match begins (for the GitHub and Slack
+// patterns, the prefix and the characters the pattern fixes after it:
+// "ghp_", "xoxb-" and so on). Text that embeds strings with their printable
+// ASCII unchanged — compact JSON, for one — can be tested as a whole:
+// without a prefix in it, no string in it can match.
+func MayHoldVendorSecret(s string) bool {
+	for _, r := range vendorRules {
+		for i := 0; ; {
+			j := strings.Index(s[i:], r.prefix)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			if r.anchor == nil || r.anchor(s, at) {
+				return true
+			}
+			i = at + 1
+		}
+	}
+	return false
+}
+
 // isTokenByte is the entropy pass's token alphabet [A-Za-z0-9+/_=.-]; the
 // value is split on runs of anything else.
 func isTokenByte(c byte) bool {

@@ -26,8 +26,19 @@ type secretRule struct {
 	// preceding character is not one.
 	wordStart bool
 	match     func(m *matcher, i int) int
+	// anchor, when set, tests the fixed characters after an occurrence of
+	// prefix at i, which every match has (MayHoldVendorSecret's quick test).
+	anchor func(s string, i int) bool
 	// message is the finding message.
 	message string
+}
+
+// fixedAfter returns an anchor test: the byte after a prefix of length n
+// is one of set, and the one after that is sep.
+func fixedAfter(n int, set string, sep byte) func(s string, i int) bool {
+	return func(s string, i int) bool {
+		return i+n+1 < len(s) && strings.IndexByte(set, s[i+n]) >= 0 && s[i+n+1] == sep
+	}
 }
 
 const secretSuffix = ": possible secret in field"
@@ -38,12 +49,12 @@ var vendorRules = []*secretRule{
 	// "sk-" and 20 or more ASCII letters/digits, on word boundaries.
 	{id: RuleSecOpenAI, message: RuleSecOpenAI + secretSuffix, severity: Critical, prefix: "sk-", wordStart: true, match: (*matcher).openAI},
 	// "gh", one of p o u s r, "_", exactly 36 ASCII letters/digits.
-	{id: RuleSecGitHub, message: RuleSecGitHub + secretSuffix, severity: Critical, prefix: "gh", wordStart: true, match: (*matcher).gitHub},
+	{id: RuleSecGitHub, message: RuleSecGitHub + secretSuffix, severity: Critical, prefix: "gh", wordStart: true, match: (*matcher).gitHub, anchor: fixedAfter(2, "pousr", '_')},
 	// "AKIA" and exactly 16 ASCII capitals/digits.
 	{id: RuleSecAWS, message: RuleSecAWS + secretSuffix, severity: Critical, prefix: "AKIA", wordStart: true, match: (*matcher).aws},
 	// "xox", one of b a p r s, "-", then 10 or more letters, digits or
 	// dashes, ending where a word boundary allows.
-	{id: RuleSecSlack, message: RuleSecSlack + secretSuffix, severity: Critical, prefix: "xox", wordStart: true, match: (*matcher).slack},
+	{id: RuleSecSlack, message: RuleSecSlack + secretSuffix, severity: Critical, prefix: "xox", wordStart: true, match: (*matcher).slack, anchor: fixedAfter(3, "baprs", '-')},
 	// A PEM private-key header, optionally naming RSA, EC, OPENSSH, DSA
 	// or PGP; no boundary conditions.
 	{id: RuleSecPrivKey, message: RuleSecPrivKey + secretSuffix, severity: Critical, prefix: "-----BEGIN ", match: (*matcher).privKey},
