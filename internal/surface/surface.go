@@ -71,25 +71,21 @@ type Surface struct {
 }
 
 // FromVector reads the conformance corpus's surface shape:
-// {command?, args?, url?, tools, resources, prompts} with MCP wire names.
+// {command?, args?, url?, tools, resources, prompts} with MCP wire names,
+// plus warden's optional protocolVersion (the revision the surface was
+// captured in, recorded as pin.mcp_protocol_version).
 func FromVector(v *jsonv.Value) (*Surface, error) {
 	if v == nil || v.Kind != jsonv.Object {
 		return nil, fmt.Errorf("surface: not an object")
 	}
 	s := &Surface{}
-	if u, ok := v.Get("url").Str(); ok && u != "" {
-		s.Server.URL = u
-	} else {
-		cmd := v.Get("command")
-		if cmd != nil && cmd.Kind != jsonv.String {
-			return nil, fmt.Errorf("surface: command is not a string")
-		}
-		s.Server.Command, _ = cmd.Str()
-		args, err := stringList(v.Get("args"), "args")
-		if err != nil {
-			return nil, err
-		}
-		s.Server.Args = args
+	srv, err := serverFrom(v.Get("command"), v.Get("args"), v.Get("url"))
+	if err != nil {
+		return nil, err
+	}
+	s.Server = srv
+	if s.ProtocolVersion, err = protocolFrom(v.Get("protocolVersion")); err != nil {
+		return nil, err
 	}
 	tools, err := items(v, "tools")
 	if err != nil {
@@ -107,24 +103,73 @@ func FromVector(v *jsonv.Value) (*Surface, error) {
 		return nil, err
 	}
 	for i, r := range res {
-		uri, ok := r.Get("uri").Str()
-		if !ok {
-			return nil, fmt.Errorf("surface: resources[%d]: uri is not a string", i)
+		x, err := resourceFrom(r)
+		if err != nil {
+			return nil, fmt.Errorf("surface: resources[%d]: %w", i, err)
 		}
-		s.Resources = append(s.Resources, Resource{URI: uri, Name: r.Get("name"), Description: r.Get("description"), MimeType: r.Get("mimeType")})
+		s.Resources = append(s.Resources, x)
 	}
 	prompts, err := items(v, "prompts")
 	if err != nil {
 		return nil, err
 	}
 	for i, p := range prompts {
-		name, ok := p.Get("name").Str()
-		if !ok {
-			return nil, fmt.Errorf("surface: prompts[%d]: name is not a string", i)
+		x, err := promptFrom(p)
+		if err != nil {
+			return nil, fmt.Errorf("surface: prompts[%d]: %w", i, err)
 		}
-		s.Prompts = append(s.Prompts, Prompt{Name: name, Description: p.Get("description"), Arguments: p.Get("arguments")})
+		s.Prompts = append(s.Prompts, x)
 	}
 	return s, nil
+}
+
+// serverFrom reads the launch identity: the url when it is a non-empty
+// string, else command and args.
+func serverFrom(cmd, args, url *jsonv.Value) (Server, error) {
+	if u, ok := url.Str(); ok && u != "" {
+		return Server{URL: u}, nil
+	}
+	var srv Server
+	if cmd != nil && cmd.Kind != jsonv.String {
+		return Server{}, fmt.Errorf("surface: command is not a string")
+	}
+	srv.Command, _ = cmd.Str()
+	list, err := stringList(args, "args")
+	if err != nil {
+		return Server{}, err
+	}
+	srv.Args = list
+	return srv, nil
+}
+
+// protocolFrom reads the optional protocolVersion.
+func protocolFrom(v *jsonv.Value) (string, error) {
+	if v.IsNull() {
+		return "", nil
+	}
+	s, ok := v.Str()
+	if !ok {
+		return "", fmt.Errorf("surface: protocolVersion is not a string")
+	}
+	return s, nil
+}
+
+// resourceFrom reads one resources/list item (an object).
+func resourceFrom(r *jsonv.Value) (Resource, error) {
+	uri, ok := r.Get("uri").Str()
+	if !ok {
+		return Resource{}, fmt.Errorf("uri is not a string")
+	}
+	return Resource{URI: uri, Name: r.Get("name"), Description: r.Get("description"), MimeType: r.Get("mimeType")}, nil
+}
+
+// promptFrom reads one prompts/list item (an object).
+func promptFrom(p *jsonv.Value) (Prompt, error) {
+	name, ok := p.Get("name").Str()
+	if !ok {
+		return Prompt{}, fmt.Errorf("name is not a string")
+	}
+	return Prompt{Name: name, Description: p.Get("description"), Arguments: p.Get("arguments")}, nil
 }
 
 // ToolFromWire takes a raw tools/list item, keeping its raw values. It refuses
@@ -189,4 +234,56 @@ func stringList(v *jsonv.Value, what string) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Vector returns s in the conformance corpus's surface shape, the shape
+// FromVector and Decode read: {command, args} or {url}, protocolVersion
+// when known, and the tools, resources and prompts with their MCP wire
+// names, each key present exactly when its value was (a JSON null kept as
+// null). Values are shared with s, not copied. It lets a server's own tests
+// write the surface file that `warden pin --surface` reads.
+func (s *Surface) Vector() *jsonv.Value {
+	doc := jsonv.NewObject()
+	if s.Server.IsHTTP() {
+		doc.Set("url", jsonv.NewString(s.Server.URL))
+	} else {
+		doc.Set("command", jsonv.NewString(s.Server.Command))
+		doc.Set("args", jsonv.NewStrings(s.Server.Args))
+	}
+	if s.ProtocolVersion != "" {
+		doc.Set("protocolVersion", jsonv.NewString(s.ProtocolVersion))
+	}
+	member := func(obj *jsonv.Value, key string, v *jsonv.Value) {
+		if v != nil {
+			obj.Members = append(obj.Members, jsonv.M(key, v))
+		}
+	}
+	tools := make([]*jsonv.Value, 0, len(s.Tools))
+	for _, t := range s.Tools {
+		o := jsonv.NewObject(jsonv.M("name", jsonv.NewString(t.Name)))
+		member(o, "description", t.Description)
+		member(o, "inputSchema", t.InputSchema)
+		member(o, "annotations", t.Annotations)
+		member(o, "outputSchema", t.OutputSchema)
+		tools = append(tools, o)
+	}
+	resources := make([]*jsonv.Value, 0, len(s.Resources))
+	for _, r := range s.Resources {
+		o := jsonv.NewObject(jsonv.M("uri", jsonv.NewString(r.URI)))
+		member(o, "name", r.Name)
+		member(o, "description", r.Description)
+		member(o, "mimeType", r.MimeType)
+		resources = append(resources, o)
+	}
+	prompts := make([]*jsonv.Value, 0, len(s.Prompts))
+	for _, p := range s.Prompts {
+		o := jsonv.NewObject(jsonv.M("name", jsonv.NewString(p.Name)))
+		member(o, "description", p.Description)
+		member(o, "arguments", p.Arguments)
+		prompts = append(prompts, o)
+	}
+	doc.Set("tools", jsonv.NewArray(tools...))
+	doc.Set("resources", jsonv.NewArray(resources...))
+	doc.Set("prompts", jsonv.NewArray(prompts...))
+	return doc
 }

@@ -1,0 +1,206 @@
+package surface
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wardenlock/warden/internal/infile"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// MaxFileBytes is the largest surface file warden reads: 256 MiB, the
+// lock's own limit (a surface of 10,000 tools with 10-30 property schemas
+// and long descriptions is some 40-70 MB). The file is read one entry at a
+// time, so memory does not grow with it.
+const MaxFileBytes = 256 << 20
+
+// fileNoun names a surface file in errors ("read surface file PATH: ...").
+const fileNoun = "surface file"
+
+// Open opens the surface file at path for Decode: a regular file of at most
+// MaxFileBytes (a FIFO, device or directory is refused without being
+// read), or, for "-", stdin under the same limit.
+func Open(path string, stdin io.Reader) (*infile.File, error) {
+	if path == "-" {
+		if stdin == nil {
+			return nil, errors.New("read surface file from standard input: no standard input")
+		}
+		return infile.Stdin(stdin, fileNoun, MaxFileBytes), nil
+	}
+	return infile.Open(path, fileNoun, MaxFileBytes)
+}
+
+// Handler receives the entries of a surface as Decode reads them. The
+// values in an entry point into the decoder's blocks: a handler should
+// keep what it needs (strings, hashes), not the trees.
+type Handler struct {
+	Tool     func(Tool) error
+	Resource func(Resource) error
+	Prompt   func(Prompt) error
+}
+
+// Header is what a surface document says besides its entries.
+type Header struct {
+	Server Server
+	// ProtocolVersion is the optional protocolVersion ("" when absent).
+	ProtocolVersion string
+}
+
+// Decode reads a surface document in FromVector's shape from d, one entry
+// at a time: each tool, resource and prompt is checked as FromVector checks
+// it and handed to h, and its tree is not kept, so a surface of any size
+// costs the memory of one entry. The launch identity comes back at the
+// end, since a document may give it after the entries.
+//
+// Unlike FromVector, which takes the corpus's cases as they are, Decode
+// refuses an entry identity (tool name, resource URI, prompt name) that
+// repeats, as a capture does (SPEC §8.2): a name-keyed comparison would let
+// one entry shadow the other. An error from h stops the handing out of
+// entries and is returned (after the rest of the document has been read:
+// a JSON-level refusal anywhere in the document takes precedence).
+func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
+	var hdr Header
+	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+		_, err := d.Value()
+		if err == nil {
+			err = d.Finish()
+		}
+		if err != nil {
+			return hdr, documentError(err)
+		}
+		return hdr, errors.New("surface: not an object")
+	}
+	var cmd, args, url, proto *jsonv.Value
+	var refusal error
+	seen := map[string]map[string]struct{}{"tools": {}, "resources": {}, "prompts": {}}
+	identity := func(kind, noun, id string) error {
+		if _, dup := seen[kind][id]; dup {
+			return fmt.Errorf("%s %q appears more than once; a repeated identity would let one entry shadow another", noun, id)
+		}
+		seen[kind][id] = struct{}{}
+		return nil
+	}
+	err := d.Object(func(key string) error {
+		if refusal != nil {
+			return d.Skip()
+		}
+		var err error
+		switch key {
+		case "command", "args", "url", "protocolVersion":
+			v, err := d.Value()
+			if err != nil {
+				return err
+			}
+			// Kept to the end: copy it out of the decoder's blocks.
+			v = v.Clone()
+			switch key {
+			case "command":
+				cmd = v
+			case "args":
+				args = v
+			case "url":
+				url = v
+			default:
+				proto = v
+			}
+			return nil
+		case "tools":
+			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
+				t, err := ToolFromWire(v)
+				if err == nil {
+					err = identity(key, "tool", t.Name)
+				}
+				if err == nil && h.Tool != nil {
+					err = h.Tool(t)
+				}
+				return err
+			})
+		case "resources":
+			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
+				r, err := resourceFrom(v)
+				if err == nil {
+					err = identity(key, "resource", r.URI)
+				}
+				if err == nil && h.Resource != nil {
+					err = h.Resource(r)
+				}
+				return err
+			})
+		case "prompts":
+			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
+				p, err := promptFrom(v)
+				if err == nil {
+					err = identity(key, "prompt", p.Name)
+				}
+				if err == nil && h.Prompt != nil {
+					err = h.Prompt(p)
+				}
+				return err
+			})
+		default:
+			return d.Skip()
+		}
+		return err
+	})
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		return hdr, documentError(err)
+	}
+	if refusal != nil {
+		return hdr, refusal
+	}
+	if hdr.Server, err = serverFrom(cmd, args, url); err != nil {
+		return hdr, err
+	}
+	if hdr.ProtocolVersion, err = protocolFrom(proto); err != nil {
+		return hdr, err
+	}
+	return hdr, nil
+}
+
+// decodeItems walks the entry list named key (absent or null: none),
+// handing each item, which must be an object, to add. The first refusal
+// (not an array, not an object, or add's error, prefixed with the item's
+// place) is returned as refusal, and the rest of the list is read without
+// being handed out; err is the decoder's.
+func decodeItems(d *jsonv.Decoder, key string, add func(i int, v *jsonv.Value) error) (refusal, err error) {
+	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
+		v, err := d.Value()
+		if err != nil {
+			return nil, err
+		}
+		if v.IsNull() {
+			return nil, nil
+		}
+		return fmt.Errorf("surface: %s is not an array", key), nil
+	}
+	err = d.Array(func(i int) error {
+		v, err := d.Value()
+		if err != nil || refusal != nil {
+			return err
+		}
+		if v.Kind != jsonv.Object {
+			refusal = fmt.Errorf("surface: %s[%d] is not an object", key, i)
+			return nil
+		}
+		if err := add(i, v); err != nil {
+			refusal = fmt.Errorf("surface: %s[%d]: %w", key, i, err)
+		}
+		return nil
+	})
+	return refusal, err
+}
+
+// documentError marks a JSON-level refusal of the document as such; other
+// errors (reading the input) are returned as they are.
+func documentError(err error) error {
+	var pe *jsonv.ParseError
+	var le *jsonv.ValueLimitError
+	if errors.As(err, &pe) || errors.As(err, &le) {
+		return fmt.Errorf("not a valid surface document: %w", err)
+	}
+	return err
+}
