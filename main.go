@@ -24,6 +24,7 @@ func main() {
 	ctx, stop := notifySignals(context.Background(), os.Stderr, os.Exit)
 	code := cli.Main(ctx, cli.Env{
 		Args:    os.Args[1:],
+		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Getenv:  os.Getenv,

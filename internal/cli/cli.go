@@ -38,13 +38,15 @@ type Env struct {
 	// capture.Reaper); the program's entry point creates the one per
 	// process.
 	Reaper *capture.Reaper
+	// Stdin is what --surface - reads; nil means no standard input.
+	Stdin io.Reader
 }
 
 const usage = `usage: warden <command> [flags]
 
 commands:
-  pin          capture a server and write warden.lock
-  check        capture a server and compare it with warden.lock (exit 1 on drift)
+  pin          capture a server (or read --surface FILE) and write warden.lock
+  check        capture a server (or read --surface FILE) and compare it with warden.lock (exit 1 on drift)
   diff A B     compare two stored locks
   approve      re-attest an existing lock without re-capturing (alias: lock rotate)
   conformance  run a conformance vector corpus

@@ -94,13 +94,15 @@ func newFlagSet(env Env, name, synopsis string) *flag.FlagSet {
 }
 
 func runPin(ctx context.Context, env Env, args []string) int {
-	fs := newFlagSet(env, "pin", "pin [flags] (-- CMD ARGS... | --url URL | --config FILE)")
+	fs := newFlagSet(env, "pin", "pin [flags] (-- CMD ARGS... | --url URL | --config FILE | --surface FILE)")
 	var tf targetFlags
 	var of outputFlags
 	var cf configFlags
+	var sf surfaceFlags
 	tf.register(fs)
 	of.register(fs)
 	cf.register(fs)
+	sf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	approve := fs.Bool("approve", false, "approve the pinned surface (needs --approver)")
 	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` recorded with --approve (default $WARDEN_APPROVER)")
@@ -112,6 +114,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err := cf.usedWith(fs); err != nil {
 		return fail(env, oneLine(err))
 	}
+	if err := sf.usedWith(fs); err != nil {
+		return fail(env, oneLine(err))
+	}
 	if cf.path != "" {
 		if *approve && *approver == "" {
 			return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
@@ -119,7 +124,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return runPinConfig(ctx, env, &cf, &tf, of, ops.PinOptions{Approve: *approve, Approver: *approver, Actor: *actor,
 			Environment: env.Getenv("WARDEN_ENV"), AllowSecretInLock: *allowSecret})
 	}
-	target, err := tf.target(fs.Args())
+	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
 	if err != nil {
 		return fail(env, oneLine(err))
@@ -128,6 +133,8 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
 	}
 	res, err := ops.Pin(ctx, ops.PinOptions{
+		Surface:           sf.path,
+		Stdin:             env.Stdin,
 		Target:            target,
 		LockPath:          *lockPath,
 		Approve:           *approve,
@@ -151,13 +158,15 @@ func runPin(ctx context.Context, env Env, args []string) int {
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {
-	fs := newFlagSet(env, "check", "check [flags] (-- CMD ARGS... | --url URL | --config FILE)")
+	fs := newFlagSet(env, "check", "check [flags] (-- CMD ARGS... | --url URL | --config FILE | --surface FILE)")
 	var tf targetFlags
 	var of outputFlags
 	var cf configFlags
+	var sf surfaceFlags
 	tf.register(fs)
 	of.register(fs)
 	cf.register(fs)
+	sf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	if err := fs.Parse(args); err != nil {
 		return ExitError
@@ -165,15 +174,18 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := cf.usedWith(fs); err != nil {
 		return fail(env, oneLine(err))
 	}
+	if err := sf.usedWith(fs); err != nil {
+		return fail(env, oneLine(err))
+	}
 	if cf.path != "" {
 		return runCheckConfig(ctx, env, &cf, &tf, of)
 	}
-	target, err := tf.target(fs.Args())
+	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
 	if err != nil {
 		return fail(env, oneLine(err))
 	}
-	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version})
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin})
 	if err != nil {
 		return fail(env, oneLine(err))
 	}

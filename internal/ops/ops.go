@@ -8,11 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/drift"
-	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/surface"
 )
@@ -90,6 +90,12 @@ type PinOptions struct {
 	// AllowSecretInLock writes the lock even when a value it stores
 	// verbatim matches a secret pattern (see StoredSecretError).
 	AllowSecretInLock bool
+	// Surface, when set, pins the surface file at this path ("-" reads
+	// Stdin) instead of capturing Target, which must then name no server:
+	// nothing is launched.
+	Surface string
+	// Stdin is what Surface "-" reads.
+	Stdin io.Reader
 }
 
 // PinResult is what Pin wrote.
@@ -98,10 +104,10 @@ type PinResult struct {
 	Findings []lock.Finding
 }
 
-// Pin captures the target, builds a lock with embedded findings and writes it
-// atomically to o.LockPath. A failed or cancelled capture writes nothing and
-// leaves an existing lock untouched; so does cancellation at any point
-// before the write.
+// Pin captures the target (or reads o.Surface), builds a lock with embedded
+// findings and writes it atomically to o.LockPath. A failed or cancelled
+// capture writes nothing and leaves an existing lock untouched; so does
+// cancellation at any point before the write.
 func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if o.Approve && o.Approver == "" {
 		return nil, errors.New("--approve needs --approver ID")
@@ -119,21 +125,37 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 			return nil, err
 		}
 	}
-	o.Target.Version = o.Version
-	s, err := Capture(ctx, o.Target)
-	if err != nil {
-		return nil, err
+	var b *built
+	if o.Surface != "" {
+		if err := validateSurface(o.Target); err != nil {
+			return nil, err
+		}
+		var err error
+		if b, err = readSurface(ctx, o.Surface, o.Stdin); err != nil {
+			return nil, err
+		}
+		if u := b.lock.Server.URL; u != nil && *u != "" {
+			if err := storedURLError(*u, o.AllowSecretInLock); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		o.Target.Version = o.Version
+		s, err := Capture(ctx, o.Target)
+		if err != nil {
+			return nil, err
+		}
+		if b, err = buildCaptured(s, "build lock"); err != nil {
+			return nil, err
+		}
 	}
-	l, err := lock.Build(s)
-	if err != nil {
-		return nil, fmt.Errorf("build lock: %w", err)
-	}
+	l := b.lock
 	if !o.AllowSecretInLock {
 		if err := storedSecrets(l); err != nil {
 			return nil, err
 		}
 	}
-	fs := findings.Scan(s)
+	fs := b.findings
 	l.Findings = fs
 	l.WardenVersion = o.Version
 	approver := ""
@@ -142,7 +164,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	}
 	l.Pin = lock.NewPin(lock.PinInfo{
 		Version:         o.Version,
-		ProtocolVersion: s.ProtocolVersion,
+		ProtocolVersion: b.protocol,
 		Now:             now(o.Now),
 		Approver:        approver,
 		Actor:           o.Actor,
@@ -178,6 +200,11 @@ type CheckOptions struct {
 	Target   Target
 	LockPath string
 	Version  string
+	// Surface, when set, checks the surface file at this path ("-" reads
+	// Stdin) instead of capturing Target, which must then name no server.
+	Surface string
+	// Stdin is what Surface "-" reads.
+	Stdin io.Reader
 }
 
 // CheckResult is the outcome of a check: the stored baseline, the lock built
@@ -203,7 +230,11 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if o.LockPath == "" {
 		o.LockPath = "warden.lock"
 	}
-	if err := ValidateTarget(o.Target); err != nil {
+	if o.Surface != "" {
+		if err := validateSurface(o.Target); err != nil {
+			return nil, err
+		}
+	} else if err := ValidateTarget(o.Target); err != nil {
 		return nil, err
 	}
 	if err := Cancelled(ctx); err != nil {
@@ -222,22 +253,28 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err := verifyLock(o.LockPath, base); err != nil {
 		return nil, err
 	}
-	o.Target.Version = o.Version
-	// A server that serves both eras is spoken to in the era its lock was
-	// pinned in, so that how fast it starts cannot change which items it
-	// declares (some servers declare different items per era).
-	if o.Target.Protocol == "" || o.Target.Protocol == capture.ProtocolAuto {
-		o.Target.Prefer = capture.EraOf(base.Pin.MCPProtocolVersion)
+	var b *built
+	if o.Surface != "" {
+		if b, err = readSurface(ctx, o.Surface, o.Stdin); err != nil {
+			return nil, err
+		}
+	} else {
+		o.Target.Version = o.Version
+		// A server that serves both eras is spoken to in the era its lock
+		// was pinned in, so that how fast it starts cannot change which
+		// items it declares (some servers declare different items per era).
+		if o.Target.Protocol == "" || o.Target.Protocol == capture.ProtocolAuto {
+			o.Target.Prefer = capture.EraOf(base.Pin.MCPProtocolVersion)
+		}
+		s, err := Capture(ctx, o.Target)
+		if err != nil {
+			return nil, err
+		}
+		if b, err = buildCaptured(s, "build lock from capture"); err != nil {
+			return nil, err
+		}
 	}
-	s, err := Capture(ctx, o.Target)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := lock.Build(s)
-	if err != nil {
-		return nil, fmt.Errorf("build lock from capture: %w", err)
-	}
-	fs := findings.Scan(s)
+	cur, fs := b.lock, b.findings
 	res := &CheckResult{
 		Baseline:    base,
 		Current:     cur,
@@ -245,7 +282,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		Findings:    fs,
 		NewFindings: newFindings(base.Findings, fs),
 
-		ProtocolVersion: s.ProtocolVersion,
+		ProtocolVersion: b.protocol,
 	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err

@@ -32,36 +32,77 @@ func (e *StoredSecretError) Error() string {
 // scanner. The entropy rule is left out here: hex-like identifiers in
 // enums would make pin refuse legitimate servers, and entropy hits are
 // reported as findings anyway.
+//
+// The lock is walked member by member in its document order, and a tool
+// entry is walked (its skeletons parsed back from their compact text) only
+// when its stored text holds one of the patterns' fixed prefixes: without
+// one, no string in it can match (see findings.MayHoldVendorSecret).
 func storedSecrets(l *lock.Lock) error {
-	doc := lock.ToValue(l)
-	var where []string
-	var walk func(p jsonv.Path, v *jsonv.Value)
-	walk = func(p jsonv.Path, v *jsonv.Value) {
-		switch v.Kind {
-		case jsonv.String:
-			for _, f := range findings.ScanField(v.Text, p.String()) {
-				if f.RuleID != "WRD-SEC-ENTROPY" {
-					where = append(where, fmt.Sprintf("%s (%s %s)", f.Target, f.RuleID, f.Snippet))
-				}
-			}
-		case jsonv.Array:
-			for i, it := range v.Items {
-				walk(p.Index(i), it)
-			}
-		case jsonv.Object:
-			for _, m := range v.Members {
-				if m.Key == "pin" || m.Key == "findings" || strings.HasSuffix(m.Key, "_digest") || strings.HasSuffix(m.Key, "_hash") {
-					continue
-				}
-				walk(p.Key(m.Key), m.Value)
-			}
+	w := &secretWalker{}
+	root := jsonv.Path{}
+	w.walk(root.Key("warden_version"), jsonv.NewString(l.WardenVersion))
+	w.walk(root.Key("server"), lock.ServerValue(l.Server))
+	for i, t := range l.Tools {
+		if toolMayHoldSecret(t) {
+			w.walk(root.Key("tools").Index(i), lock.ToolValue(t))
 		}
 	}
-	walk(jsonv.Path{}, doc)
-	if len(where) == 0 {
+	for i, r := range l.Resources {
+		w.walk(root.Key("resources").Index(i), lock.ResourceValue(r))
+	}
+	for i, p := range l.Prompts {
+		w.walk(root.Key("prompts").Index(i), lock.PromptValue(p))
+	}
+	if len(w.where) == 0 {
 		return nil
 	}
-	return &StoredSecretError{Where: where}
+	return &StoredSecretError{Where: w.where}
+}
+
+// toolMayHoldSecret reports whether any string a tool entry stores could
+// match a vendor pattern.
+func toolMayHoldSecret(t lock.Tool) bool {
+	if t.Inspection != nil || findings.MayHoldVendorSecret(t.Name) ||
+		findings.MayHoldVendorSecret(t.SchemaSkeleton.Text()) || findings.MayHoldVendorSecret(t.OutputSchemaSkeleton.Text()) {
+		return true
+	}
+	for _, c := range t.Capabilities {
+		if findings.MayHoldVendorSecret(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretWalker gathers the vendor-pattern hits of the strings under one
+// lock member.
+type secretWalker struct {
+	where []string
+}
+
+func (w *secretWalker) walk(p jsonv.Path, v *jsonv.Value) {
+	switch v.Kind {
+	case jsonv.String:
+		if !findings.MayHoldVendorSecret(v.Text) {
+			return
+		}
+		for _, f := range findings.ScanField(v.Text, p.String()) {
+			if f.RuleID != findings.RuleSecEntropy {
+				w.where = append(w.where, fmt.Sprintf("%s (%s %s)", f.Target, f.RuleID, f.Snippet))
+			}
+		}
+	case jsonv.Array:
+		for i, it := range v.Items {
+			w.walk(p.Index(i), it)
+		}
+	case jsonv.Object:
+		for _, m := range v.Members {
+			if m.Key == "pin" || m.Key == "findings" || strings.HasSuffix(m.Key, "_digest") || strings.HasSuffix(m.Key, "_hash") {
+				continue
+			}
+			w.walk(p.Key(m.Key), m.Value)
+		}
+	}
 }
 
 // credentialParams are query parameter names (lower-cased, "-" read as

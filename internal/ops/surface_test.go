@@ -1,0 +1,109 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wardenlock/warden/internal/lock"
+)
+
+// surfaceText is a surface of n tools; bad maps a tool index to the JSON
+// that replaces that tool.
+func surfaceText(n int, bad map[int]string) string {
+	var b strings.Builder
+	b.WriteString(`{"tools": [`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if s, ok := bad[i]; ok {
+			b.WriteString(s)
+			continue
+		}
+		// Unsorted names, secrets and capabilities, so that order,
+		// findings and stored-secret checks all have work to do.
+		fmt.Fprintf(&b, `{"name": "t%03d_write_file", "description": "writes sk-%024d", "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "enum": ["a", "b%d"]}, "content": {"type": "string"}}, "required": ["path"]}}`, (i*37)%n, i, i)
+	}
+	b.WriteString(`], "resources": [{"uri": "file:///r"}], "prompts": [{"name": "p"}], "command": "node", "args": ["s.js"]}`)
+	return b.String()
+}
+
+func writeSurface(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "surface.json")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadSurfaceParallelIsSequential: building tools on several
+// goroutines gives the lock and findings of building them one by one, and
+// reports the same error: the earliest failing tool's, before a later
+// refusal.
+func TestReadSurfaceParallelIsSequential(t *testing.T) {
+	deep := `{"name": "deep", "inputSchema": ` + strings.Repeat(`{"a":`, 600) + `1` + strings.Repeat(`}`, 600) + `}`
+	cases := []struct{ name, text, want string }{
+		{"clean", surfaceText(300, nil), ""},
+		{"tool fails", surfaceText(300, map[int]string{70: deep}), "surface: tools[70]: tool \"deep\": inputSchema"},
+		{"tool fails before refusal", surfaceText(300, map[int]string{70: deep, 200: `7`}), "surface: tools[70]: tool \"deep\""},
+		{"refusal before tool fails", surfaceText(300, map[int]string{20: `7`, 200: deep}), "surface: tools[20] is not an object"},
+		{"duplicate after tool fails", surfaceText(300, map[int]string{50: deep, 60: `{"name": "t000_write_file"}`}), "surface: tools[50]: tool \"deep\""},
+		{"JSON error after all", surfaceText(300, map[int]string{70: deep}) + "x", "not a valid surface document"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeSurface(t, tc.text)
+			one, err1 := readSurfaceOn(context.Background(), path, nil, 1)
+			if tc.want == "" && (err1 != nil || len(one.lock.Tools) != 300 || len(one.findings) == 0) {
+				t.Fatalf("clean surface: %v", err1)
+			}
+			if tc.want != "" && (err1 == nil || !strings.Contains(err1.Error(), tc.want)) {
+				t.Fatalf("error %v, want %q", err1, tc.want)
+			}
+			for _, n := range []int{2, 5} {
+				many, errN := readSurfaceOn(context.Background(), path, nil, n)
+				if fmt.Sprint(err1) != fmt.Sprint(errN) {
+					t.Fatalf("%d workers: error %v, one worker: %v", n, errN, err1)
+				}
+				if err1 != nil {
+					continue
+				}
+				if !bytes.Equal(lock.Marshal(one.lock), lock.Marshal(many.lock)) || fmt.Sprint(one.findings) != fmt.Sprint(many.findings) {
+					t.Fatalf("%d workers build another lock or other findings", n)
+				}
+			}
+		})
+	}
+}
+
+// TestPinSurfaceRefusesStoredSecret: a surface whose stored strings hold
+// a secret is refused as a capture's would be.
+func TestPinSurfaceRefusesStoredSecret(t *testing.T) {
+	text := `{"command": "node", "args": ["s.js"], "tools": [{"name": "t", "inputSchema": {"properties": {"k": {"enum": ["ghp_` + strings.Repeat("a", 36) + `"]}}}}]}`
+	dir := t.TempDir()
+	lockPath := filepath.Join(dir, "warden.lock")
+	_, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, text), LockPath: lockPath})
+	var se *StoredSecretError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "$.tools[0].schema_skeleton.props.k.enum[0]") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(lockPath); err == nil {
+		t.Fatal("a lock was written")
+	}
+}
+
+// TestReadSurfaceCancelled: a cancelled context reads nothing.
+func TestReadSurfaceCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := readSurface(ctx, writeSurface(t, surfaceText(10, nil)), nil); !errors.Is(err, ErrCancelled) {
+		t.Fatalf("err = %v", err)
+	}
+}
