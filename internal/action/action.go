@@ -88,6 +88,8 @@ type runner struct {
 	workDir   string
 	lockAbs   string
 	sarifAbs  string
+	// surfaceAbs is the surface file, when the surface input names one.
+	surfaceAbs string
 
 	// review is the pull-request side of a check (nil when the run is not
 	// on a pull request); candidatePath is where a check writes the
@@ -194,6 +196,11 @@ func (r *runner) resolvePaths() error {
 	if r.sarifAbs, err = ResolveFile(r.workspace, r.workDir, "sarif", r.in.SARIF); err != nil {
 		return err
 	}
+	if r.in.Surface != "" {
+		if r.surfaceAbs, err = ResolveFile(r.workspace, r.workDir, "surface", r.in.Surface); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -258,7 +265,10 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if err != nil {
 		return r.fail(err)
 	}
-	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version})
+	if r.surfaceAbs != "" {
+		target = ops.Target{}
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version, Surface: r.surfaceAbs})
 	resume()
 	if err != nil {
 		return r.fail(err)
@@ -349,8 +359,12 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		resume()
 		return r.fail(fmt.Errorf("create the lock's directory: %w", err))
 	}
+	if r.surfaceAbs != "" {
+		target = ops.Target{}
+	}
 	res, err := ops.Pin(ctx, ops.PinOptions{
-		Target: target, LockPath: r.lockAbs,
+		Surface: r.surfaceAbs,
+		Target:  target, LockPath: r.lockAbs,
 		Approve: r.in.Approver != "", Approver: r.in.Approver,
 		Version: r.version, Actor: actor, Environment: environment,
 		AllowSecretInLock: r.in.AllowSecretInLock,
@@ -521,6 +535,9 @@ func (r *runner) reviewCommands() []string {
 // values are not repeated (they may be secrets); ${NAME} references are.
 func (r *runner) serverArgs() string {
 	var parts []string
+	if r.in.Surface != "" {
+		return "--surface " + shellQuote(r.display(r.surfaceAbs))
+	}
 	if r.in.URL != "" {
 		for _, h := range r.in.Headers {
 			name, v, _ := strings.Cut(h, ": ")

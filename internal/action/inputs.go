@@ -76,6 +76,9 @@ type Inputs struct {
 	Comment       bool
 	GitHubToken   string
 	CandidateLock string
+	// Surface is a surface file to pin or check instead of a server, as
+	// given (relative to WorkDirInput unless absolute); nothing is launched.
+	Surface string
 }
 
 // ParseInputs reads every input through get (which returns an input's raw
@@ -117,7 +120,14 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 
 	cmd, url := strings.TrimSpace(get("server-cmd")), strings.TrimSpace(get("server-url"))
 	in.Config = strings.TrimSpace(get("config"))
+	in.Surface = strings.TrimSpace(get("surface"))
 	switch {
+	case in.Surface != "" && (cmd != "" || url != "" || in.Config != ""):
+		return in, errors.New("inputs surface, server-cmd, server-url and config: give exactly one (surface pins or checks a surface file and launches nothing)")
+	case in.Surface != "":
+		if err := noControl("surface", in.Surface); err != nil {
+			return in, err
+		}
 	case in.Config != "" && (cmd != "" || url != ""):
 		return in, errors.New("inputs config, server-cmd and server-url: give exactly one (config captures every server of a client config)")
 	case cmd != "" && url != "":
@@ -127,7 +137,7 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 			return in, err
 		}
 	case cmd == "" && url == "":
-		return in, errors.New("inputs server-cmd and server-url: give exactly one (a command to launch, or the URL of a running server), or config")
+		return in, errors.New("inputs server-cmd and server-url: give exactly one (a command to launch, or the URL of a running server), or config, or surface")
 	case cmd != "":
 		argv, err := ParseServerCmd(cmd)
 		if err != nil {
@@ -165,6 +175,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	}
 	if len(in.Env) > 0 && in.URL != "" {
 		return in, errors.New("input env: only used with server-cmd (a server reached by URL is not started by warden)")
+	}
+	if in.Surface != "" && len(in.Env) > 0 {
+		return in, errors.New("input env: not used with surface (a surface file launches nothing)")
 	}
 	if in.Timeout, err = parseTimeout(get("timeout")); err != nil {
 		return in, err
