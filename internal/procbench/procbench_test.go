@@ -1,0 +1,245 @@
+//go:build unix
+
+// Package procbench measures what users wait for: whole warden processes
+// (pin --surface, check --surface, diff) on a 10,000-tool surface and its
+// locks, each paired in the same run with the floor program
+// (testdata/floor), which only reads the same files, decodes them with
+// encoding/json into generic values and hashes them with SHA-256. The
+// benchmarks report warden's wall time, CPU time and peak memory and their
+// ratios to the floor's; absolute times depend on the machine, the ratios
+// much less. A 1,000-tool live check reports warden's own CPU time.
+//
+// Run them with, for example:
+//
+//	go test ./internal/procbench -run XXX -bench . -benchtime 3x
+package procbench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wardenlock/warden/internal/benchdata"
+	"github.com/wardenlock/warden/internal/ops"
+	"github.com/wardenlock/warden/internal/testserver"
+)
+
+// fixture is a built warden and floor, and the files they run on: a
+// surface of n tools, the same surface with every tenth tool changed
+// structurally, and the locks pinned from each.
+type fixture struct {
+	warden, floor       string
+	surface, drifted    string
+	baseLock, driftLock string
+	dir                 string
+}
+
+// newFixture builds the binaries and writes the files (none of it timed).
+func newFixture(tb testing.TB, n int) *fixture {
+	tb.Helper()
+	dir := tb.TempDir()
+	f := &fixture{
+		warden:    buildWarden(tb, dir),
+		floor:     testserver.Build(tb, "internal/procbench/testdata/floor"),
+		surface:   filepath.Join(dir, "surface.json"),
+		drifted:   filepath.Join(dir, "drifted.json"),
+		baseLock:  filepath.Join(dir, "base.lock"),
+		driftLock: filepath.Join(dir, "drift.lock"),
+		dir:       dir,
+	}
+	if err := os.WriteFile(f.surface, benchdata.Surface(n, nil), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(f.drifted, benchdata.Surface(n, benchdata.EveryTenth), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	for _, p := range [][2]string{{f.surface, f.baseLock}, {f.drifted, f.driftLock}} {
+		if _, err := runProcess(f.warden, 0, "pin", "--surface", p[0], "--lock", p[1]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return f
+}
+
+// buildWarden builds the warden binary (the repository's main package).
+func buildWarden(tb testing.TB, dir string) string {
+	tb.Helper()
+	out := filepath.Join(dir, "warden")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = testserver.RepoRoot(tb)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// usage is what one process cost.
+type usage struct {
+	wall, cpu time.Duration
+	maxRSS    int64 // bytes
+}
+
+// runProcess runs bin with args, its output discarded, and requires the
+// exit code want.
+func runProcess(bin string, want int, args ...string) (usage, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	u := usage{wall: time.Since(start)}
+	if cmd.ProcessState == nil {
+		return u, fmt.Errorf("%s %v: %v", filepath.Base(bin), args, err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != want {
+		return u, fmt.Errorf("%s %v: exit %d, want %d: %s", filepath.Base(bin), args, code, want, stderr.Bytes())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		u.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		u.maxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	return u, nil
+}
+
+// pair benchmarks one warden command against the floor on files: each
+// iteration runs both, one after the other, so that both see the same
+// machine.
+func pair(b *testing.B, f *fixture, wantExit int, files []string, args ...string) {
+	var w, fl usage
+	for b.Loop() {
+		wu, err := runProcess(f.warden, wantExit, args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fu, err := runProcess(f.floor, 0, files...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.wall += wu.wall
+		w.cpu += wu.cpu
+		w.maxRSS = max(w.maxRSS, wu.maxRSS)
+		fl.wall += fu.wall
+		fl.cpu += fu.cpu
+		fl.maxRSS = max(fl.maxRSS, fu.maxRSS)
+	}
+	n := float64(b.N)
+	b.ReportMetric(w.wall.Seconds()/n, "warden-s/op")
+	b.ReportMetric(fl.wall.Seconds()/n, "floor-s/op")
+	b.ReportMetric(w.wall.Seconds()/fl.wall.Seconds(), "time-ratio")
+	b.ReportMetric(w.cpu.Seconds()/fl.cpu.Seconds(), "cpu-ratio")
+	b.ReportMetric(float64(w.maxRSS)/(1<<20), "warden-MiB")
+	b.ReportMetric(float64(fl.maxRSS)/(1<<20), "floor-MiB")
+	b.ReportMetric(float64(w.maxRSS)/float64(fl.maxRSS), "mem-ratio")
+}
+
+// tools is the size of the benchmarks' surface: 10,000 tools, about 42 MB
+// of surface JSON and 100 MB of lock.
+const tools = 10000
+
+// BenchmarkPinSurface10k: pin --surface of the 10,000-tool surface, which
+// writes its lock, against the floor reading the surface.
+func BenchmarkPinSurface10k(b *testing.B) {
+	f := newFixture(b, tools)
+	out := filepath.Join(f.dir, "out.lock")
+	pair(b, f, 0, []string{f.surface}, "pin", "--surface", f.surface, "--lock", out)
+}
+
+// BenchmarkCheckSurface10k: check --surface against the 10,000-tool lock,
+// clean (the surface pinned) and with every tenth tool changed
+// structurally (exit 1, about 8,000 drift items), against the floor
+// reading the lock and the surface.
+func BenchmarkCheckSurface10k(b *testing.B) {
+	f := newFixture(b, tools)
+	b.Run("clean", func(b *testing.B) {
+		pair(b, f, 0, []string{f.baseLock, f.surface}, "check", "--surface", f.surface, "--lock", f.baseLock)
+	})
+	b.Run("drift", func(b *testing.B) {
+		pair(b, f, 1, []string{f.baseLock, f.drifted}, "check", "--surface", f.drifted, "--lock", f.baseLock)
+	})
+}
+
+// BenchmarkDiff10k: diff of two 10,000-tool locks, every tenth tool
+// changed structurally, against the floor reading both locks.
+func BenchmarkDiff10k(b *testing.B) {
+	f := newFixture(b, tools)
+	pair(b, f, 1, []string{f.baseLock, f.driftLock}, "diff", "--exit-code", f.baseLock, f.driftLock)
+}
+
+// cpuTime returns the user+system CPU time of this process or, with
+// RUSAGE_CHILDREN, of its reaped children.
+func cpuTime(b *testing.B, who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCheckLive1k: check of the Go SDK fixture server serving 1,000
+// tools over 10 pages against its lock, in process, reporting warden's own
+// CPU time apart from the server's.
+func BenchmarkCheckLive1k(b *testing.B) {
+	argv := []string{testserver.Build(b, "testdata/servers/sdkserver"), "-tools", "1000", "-page-size", "100"}
+	lockPath := filepath.Join(b.TempDir(), "warden.lock")
+	ctx := context.Background()
+	if _, err := ops.Pin(ctx, ops.PinOptions{Target: ops.Target{Argv: argv}, LockPath: lockPath}); err != nil {
+		b.Fatal(err)
+	}
+	self0, child0 := cpuTime(b, syscall.RUSAGE_SELF), cpuTime(b, syscall.RUSAGE_CHILDREN)
+	for b.Loop() {
+		res, err := ops.Check(ctx, ops.CheckOptions{Target: ops.Target{Argv: argv}, LockPath: lockPath})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Drift) != 0 || len(res.Current.Tools) != 1000 {
+			b.Fatalf("%d drift items, %d tools", len(res.Drift), len(res.Current.Tools))
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64((cpuTime(b, syscall.RUSAGE_SELF)-self0).Microseconds())/1000/n, "warden-cpu-ms/op")
+	b.ReportMetric(float64((cpuTime(b, syscall.RUSAGE_CHILDREN)-child0).Microseconds())/1000/n, "server-cpu-ms/op")
+}
+
+// TestHarness runs every paired command once on a small fixture, so that
+// the benchmarks' commands, exit codes and the floor stay right (it
+// measures nothing).
+func TestHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds warden")
+	}
+	f := newFixture(t, 50)
+	for _, tc := range []struct {
+		want int
+		args []string
+	}{
+		{0, []string{"pin", "--surface", f.surface, "--lock", filepath.Join(f.dir, "out.lock")}},
+		{0, []string{"check", "--surface", f.surface, "--lock", f.baseLock}},
+		{1, []string{"check", "--surface", f.drifted, "--lock", f.baseLock}},
+		{1, []string{"diff", "--exit-code", f.baseLock, f.driftLock}},
+	} {
+		if _, err := runProcess(f.warden, tc.want, tc.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := runProcess(f.floor, 0, f.baseLock, f.surface)
+	if err != nil || u.maxRSS == 0 {
+		t.Fatalf("floor: %+v, %v", u, err)
+	}
+	if _, err := runProcess(f.floor, 2, filepath.Join(f.dir, "absent")); err != nil {
+		t.Fatalf("floor on a missing file: %v", err)
+	}
+	var sb bytes.Buffer
+	cmd := exec.Command(f.floor, f.surface)
+	cmd.Stdout = &sb
+	if err := cmd.Run(); err != nil || len(sb.String()) != 64+2+len(f.surface)+1 {
+		t.Fatalf("floor output %q: %v", sb.String(), err)
+	}
+}
