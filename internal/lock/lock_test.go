@@ -267,6 +267,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(demoSurface))
 	f.Add([]byte(`{"schema_version": 4, "warden_version": "", "server": {"command_digest": "x"}, "tools": [], "resources": [], "prompts": [], "findings": [], "overall_digest": "x", "pin": {"created_at": "", "warden_version": "", "mcp_protocol_version": ""}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkWorkersAgree(t, data)
 		l, err := Parse(data)
 		if err != nil {
 			return

@@ -3,6 +3,10 @@ package lock
 import (
 	"errors"
 	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/infile"
@@ -98,29 +102,64 @@ func documentError(err error) error {
 var topKeys = [...]string{"schema_version", "warden_version", "server", "tools", "resources", "prompts", "findings", "overall_digest", "pin"}
 
 // lockDecoder reads one lock document member by member. The big arrays are
-// walked item by item; every other member is small and read whole.
+// walked item by item; every other member is small and read whole. Tool
+// entries, which cost most of the work after the parsing (checking, compact
+// skeleton text, the body digest), are handed to worker goroutines while
+// the document is still being read (see toolWork).
 type lockDecoder struct {
 	d    *jsonv.Decoder
 	r    reader
-	h    canon.Hasher
 	l    *Lock
 	seen [len(topKeys)]bool
+	// seq numbers the units of the document in order (members and array
+	// items); errSeq is the unit at which r.err was set, so that it can be
+	// ordered against the tools' failures, found elsewhere.
+	seq, errSeq int
 	// svSeen is set once schema_version has been read; tool entries that
 	// come before it (not in a lock warden or the reference wrote) wait,
 	// as compact text, until it is known.
 	svSeen  bool
-	pending []jsonv.Raw
-	raw     []byte // scratch for compact skeleton text
+	pending []pendingTool
+	work    *toolWork
 }
+
+// pendingTool is a tool entry read before schema_version.
+type pendingTool struct {
+	raw jsonv.Raw
+	seq int
+}
+
+// noSeq orders a failure after every unit of the document.
+const noSeq = math.MaxInt
 
 // decode reads and validates one lock document from d. The first problem
 // in document order is reported, but a JSON-level refusal anywhere in the
 // document (a duplicate key, a bad literal, trailing data) takes precedence:
 // after a structural problem the rest is still read, without being kept.
 func decode(d *jsonv.Decoder) (*Lock, error) {
-	ld := &lockDecoder{d: d, l: &Lock{Findings: []Finding{}}}
-	return ld.run()
+	return decodeOn(d, runtime.GOMAXPROCS(0)-1)
 }
+
+// decodeOn is decode with the given number of tool workers (none: tools
+// are checked as they are read).
+func decodeOn(d *jsonv.Decoder, workers int) (*Lock, error) {
+	ld := &lockDecoder{d: d, l: &Lock{Findings: []Finding{}}, work: newToolWork(workers)}
+	l, err := ld.run()
+	ld.work.stop()
+	return l, err
+}
+
+// unit runs f, one unit of the document, and notes where r.err was set.
+func (ld *lockDecoder) unit(f func(seq int)) {
+	ld.seq++
+	f(ld.seq)
+	if ld.r.err != nil && ld.errSeq == 0 {
+		ld.errSeq = ld.seq
+	}
+}
+
+// failed reports whether a refusal has been found, here or by a worker.
+func (ld *lockDecoder) failed() bool { return ld.r.err != nil || ld.work.failed.Load() }
 
 func (ld *lockDecoder) run() (*Lock, error) {
 	d, r, l := ld.d, &ld.r, ld.l
@@ -137,7 +176,7 @@ func (ld *lockDecoder) run() (*Lock, error) {
 		return nil, r.err
 	}
 	err := d.Object(func(key string) error {
-		if r.err != nil {
+		if ld.failed() {
 			return d.Skip()
 		}
 		for i, k := range topKeys {
@@ -148,23 +187,23 @@ func (ld *lockDecoder) run() (*Lock, error) {
 		p := root.Key(key)
 		switch key {
 		case "tools":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, seq int) {
 				if !ld.svSeen {
-					ld.pending = append(ld.pending, jsonv.RawOf(v))
+					ld.pending = append(ld.pending, pendingTool{raw: jsonv.RawOf(v), seq: seq})
 					return
 				}
-				ld.addTool(v, ip)
+				ld.work.add(v, ip, l.SchemaVersion, seq)
 			})
 		case "resources":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Resources = append(l.Resources, r.resource(v, ip))
 			})
 		case "prompts":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Prompts = append(l.Prompts, r.prompt(v, ip))
 			})
 		case "findings":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path) {
+			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Findings = append(l.Findings, r.finding(v, ip))
 			})
 		case "schema_version", "warden_version", "server", "overall_digest", "pin":
@@ -172,7 +211,7 @@ func (ld *lockDecoder) run() (*Lock, error) {
 			if err != nil {
 				return err
 			}
-			ld.member(key, v)
+			ld.unit(func(int) { ld.member(key, v) })
 			return nil
 		}
 		return d.Skip()
@@ -180,27 +219,43 @@ func (ld *lockDecoder) run() (*Lock, error) {
 	if err == nil {
 		err = d.Finish()
 	}
+	// The workers finish before anything is returned.
+	tools, toolErr, toolSeq := ld.work.wait()
 	if err != nil {
 		return nil, documentError(err)
+	}
+	// Tools read before schema_version are checked now that it is known,
+	// in order, after the others (they all precede it in the document).
+	for _, pt := range ld.pending {
+		if toolErr != nil {
+			break
+		}
+		v, err := pt.raw.Value()
+		if err != nil {
+			return nil, documentError(err)
+		}
+		tw := newToolWork(0)
+		tw.add(v, root.Key("tools").Index(len(tools)), l.SchemaVersion, pt.seq)
+		more, e, at := tw.wait()
+		tools = append(tools, more...)
+		toolErr, toolSeq = e, at
 	}
 	for i, k := range topKeys {
 		if !ld.seen[i] {
 			r.fail(root, "missing required key %q", k)
 		}
 	}
-	for i, raw := range ld.pending {
-		if r.err != nil {
-			break
-		}
-		v, err := raw.Value()
-		if err != nil {
-			return nil, documentError(err)
-		}
-		ld.addTool(v, root.Key("tools").Index(i))
+	errSeq := ld.errSeq
+	if r.err != nil && errSeq == 0 {
+		errSeq = noSeq
 	}
-	if r.err != nil {
+	switch {
+	case toolErr != nil && (r.err == nil || toolSeq < errSeq):
+		return nil, toolErr
+	case r.err != nil:
 		return nil, r.err
 	}
+	l.Tools = tools
 	if l.Tools == nil {
 		l.Tools = []Tool{}
 	}
@@ -214,26 +269,26 @@ func (ld *lockDecoder) run() (*Lock, error) {
 }
 
 // items walks the array at p, reading each item whole and handing it to
-// add; a member that is not an array is refused.
-func (ld *lockDecoder) items(p jsonv.Path, add func(v *jsonv.Value, p jsonv.Path)) error {
+// add with its unit number; a member that is not an array is refused.
+func (ld *lockDecoder) items(p jsonv.Path, add func(v *jsonv.Value, p jsonv.Path, seq int)) error {
 	d, r := ld.d, &ld.r
 	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
 		v, err := d.Value()
 		if err != nil {
 			return err
 		}
-		r.fail(p, "must be an array, found %s", v.Kind)
+		ld.unit(func(int) { r.fail(p, "must be an array, found %s", v.Kind) })
 		return nil
 	}
 	return d.Array(func(i int) error {
-		if r.err != nil {
+		if ld.failed() {
 			return d.Skip()
 		}
 		v, err := d.Value()
 		if err != nil {
 			return err
 		}
-		add(v, p.Index(i))
+		ld.unit(func(seq int) { add(v, p.Index(i), seq) })
 		return nil
 	})
 }
@@ -269,22 +324,117 @@ func (ld *lockDecoder) member(key string, v *jsonv.Value) {
 	}
 }
 
-// addTool reads one tool entry and, while its skeletons' trees are at
-// hand, memoises the digest of its body for Verify.
-func (ld *lockDecoder) addTool(v *jsonv.Value, p jsonv.Path) {
-	t, skel, out := ld.r.tool(v, p, ld.l.SchemaVersion)
-	if ld.r.err != nil {
+// toolWork checks tool entries and memoises their body digests, on worker
+// goroutines when it has any (n > 0), else at once on the caller's. The
+// entries come back in the order they were added, with the failure of the
+// earliest failing one (its unit number for ordering against the rest).
+type toolWork struct {
+	jobs   chan toolJob
+	wg     sync.WaitGroup
+	slots  []*toolSlot
+	failed atomic.Bool
+	// inline is the state used when there are no workers.
+	inline toolWorker
+}
+
+// toolJob is one tool entry to check.
+type toolJob struct {
+	v    *jsonv.Value
+	p    jsonv.Path
+	sv   int
+	seq  int
+	slot *toolSlot
+}
+
+// toolSlot receives one entry's outcome.
+type toolSlot struct {
+	t   Tool
+	err error
+	seq int
+}
+
+// toolWorker is one goroutine's buffers.
+type toolWorker struct {
+	r   reader
+	h   canon.Hasher
+	raw []byte
+}
+
+func newToolWork(n int) *toolWork {
+	w := &toolWork{}
+	if n <= 0 {
+		return w
+	}
+	w.jobs = make(chan toolJob, 64)
+	for i := 0; i < n; i++ {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			var tw toolWorker
+			for j := range w.jobs {
+				if !w.failed.Load() {
+					tw.do(j, &w.failed)
+				}
+			}
+		}()
+	}
+	return w
+}
+
+// add queues (or checks at once) the tool entry v at path p.
+func (w *toolWork) add(v *jsonv.Value, p jsonv.Path, sv, seq int) {
+	slot := &toolSlot{seq: seq}
+	w.slots = append(w.slots, slot)
+	j := toolJob{v: v, p: p, sv: sv, seq: seq, slot: slot}
+	if w.jobs == nil {
+		w.inline.do(j, &w.failed)
 		return
 	}
-	t.SchemaSkeleton = jsonv.RawOfBuf(skel, &ld.raw)
-	t.OutputSchemaSkeleton = jsonv.RawOfBuf(out, &ld.raw)
-	omit := skel == nil && ld.l.SchemaVersion < 2
+	w.jobs <- j
+}
+
+// wait finishes the queued entries and returns them in order, or the
+// earliest failure.
+func (w *toolWork) wait() (tools []Tool, err error, seq int) {
+	w.stop()
+	tools = make([]Tool, 0, len(w.slots))
+	for _, s := range w.slots {
+		if s.err != nil {
+			return nil, s.err, s.seq
+		}
+		tools = append(tools, s.t)
+	}
+	return tools, nil, 0
+}
+
+// stop ends the workers (once).
+func (w *toolWork) stop() {
+	if w.jobs != nil {
+		close(w.jobs)
+		w.wg.Wait()
+		w.jobs = nil
+	}
+}
+
+// do checks one tool entry and, while its skeletons' trees are at hand,
+// memoises the digest of its body for Verify.
+func (tw *toolWorker) do(j toolJob, failed *atomic.Bool) {
+	tw.r.err = nil
+	t, skel, out := tw.r.tool(j.v, j.p, j.sv)
+	if tw.r.err != nil {
+		j.slot.err = tw.r.err
+		failed.Store(true)
+		return
+	}
+	t.SchemaSkeleton = jsonv.RawOfBuf(skel, &tw.raw)
+	t.OutputSchemaSkeleton = jsonv.RawOfBuf(out, &tw.raw)
+	omit := skel == nil && j.sv < 2
 	// A body that cannot be hashed is not memoised: Verify then meets the
 	// same refusal when it recomputes it.
-	if d, err := ld.h.Hash(toolObject(t, skel, out, omit)); err == nil {
+	if d, err := tw.h.Hash(toolObject(t, skel, out, omit)); err == nil {
 		t.memo = newToolMemo(t, omit, d)
 	}
-	ld.l.Tools = append(ld.l.Tools, t)
+	j.slot.t = t
 }
 
 // fieldError is a validation refusal at a JSON path.

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -291,4 +292,53 @@ func FuzzBuiltDigest(f *testing.F) {
 		}
 		checkBuiltDigest(t, surface.Tool{Name: name, InputSchema: in, OutputSchema: out})
 	})
+}
+
+// checkWorkersAgree: reading with tool workers gives the lock, or the
+// error, of reading with none.
+func checkWorkersAgree(t *testing.T, data []byte) {
+	t.Helper()
+	opts := jsonv.Options{MaxDepth: canon.MaxDepth}
+	want, werr := decodeOn(jsonv.NewBytesDecoder(data, opts), 0)
+	for _, n := range []int{1, 3} {
+		got, gerr := decodeOn(jsonv.NewBytesDecoder(data, opts), n)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("%d workers: error %v, none: %v", n, gerr, werr)
+		}
+		if werr == nil && !bytes.Equal(Marshal(got), Marshal(want)) {
+			t.Fatalf("%d workers read another lock", n)
+		}
+	}
+}
+
+// TestReadWorkersKeepDocumentOrder: with tool entries checked on other
+// goroutines, the refusal reported is still the first in document order.
+func TestReadWorkersKeepDocumentOrder(t *testing.T) {
+	l := genLock(t, 40)
+	good := string(Marshal(l))
+	tool := func(i int) string { return `"name": "` + l.Tools[i].Name + `"` }
+	cases := map[string]struct{ text, want string }{
+		"tool, then findings": {
+			strings.Replace(strings.Replace(good, tool(5), `"name": 5`, 1), `"findings": []`, `"findings": [7]`, 1),
+			"$.tools[5].name: must be a string"},
+		"server, then a tool": {
+			strings.Replace(strings.Replace(good, `"command": "node"`, `"command": 1`, 1), tool(30), `"name": 5`, 1),
+			"$.server.command: must be a string"},
+		"two tools": {
+			strings.Replace(strings.Replace(good, tool(30), `"name": 5`, 1), tool(12), `"name": []`, 1),
+			"$.tools[12].name: must be a string"},
+		"tool, then bad JSON": {
+			strings.Replace(good, tool(3), `"name": 5`, 1) + "]",
+			"not a valid lock document"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			checkWorkersAgree(t, []byte(tc.text))
+			_, err := Parse([]byte(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	checkWorkersAgree(t, []byte(good))
 }
