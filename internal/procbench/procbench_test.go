@@ -36,6 +36,7 @@ import (
 // structurally, and the locks pinned from each.
 type fixture struct {
 	warden, floor       string
+	measure             string
 	surface, drifted    string
 	baseLock, driftLock string
 	dir                 string
@@ -48,6 +49,7 @@ func newFixture(tb testing.TB, n int) *fixture {
 	f := &fixture{
 		warden:    buildWarden(tb, dir),
 		floor:     testserver.Build(tb, "internal/procbench/testdata/floor"),
+		measure:   testserver.Build(tb, "internal/procbench/testdata/measure"),
 		surface:   filepath.Join(dir, "surface.json"),
 		drifted:   filepath.Join(dir, "drifted.json"),
 		baseLock:  filepath.Join(dir, "base.lock"),
@@ -61,7 +63,7 @@ func newFixture(tb testing.TB, n int) *fixture {
 		tb.Fatal(err)
 	}
 	for _, p := range [][2]string{{f.surface, f.baseLock}, {f.drifted, f.driftLock}} {
-		if _, err := runProcess(f.warden, 0, "pin", "--surface", p[0], "--lock", p[1]); err != nil {
+		if _, err := f.runProcess(f.warden, 0, "pin", "--surface", p[0], "--lock", p[1]); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -86,27 +88,31 @@ type usage struct {
 	maxRSS    int64 // bytes
 }
 
-// runProcess runs bin with args, its output discarded, and requires the
-// exit code want.
-func runProcess(bin string, want int, args ...string) (usage, error) {
-	cmd := exec.Command(bin, args...)
+// runProcess runs bin with args through the measure program (see
+// testdata/measure), its output discarded, and requires the exit code want.
+func (f *fixture) runProcess(bin string, want int, args ...string) (usage, error) {
+	out := filepath.Join(f.dir, "measure.out")
+	_ = os.Remove(out) // never read an earlier run's figures
+	cmd := exec.Command(f.measure, append([]string{out, bin}, args...)...)
 	cmd.Stdout = io.Discard
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	u := usage{wall: time.Since(start)}
-	if cmd.ProcessState == nil {
-		return u, fmt.Errorf("%s %v: %v", filepath.Base(bin), args, err)
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		return usage{}, fmt.Errorf("%s %v: %v", filepath.Base(bin), args, err)
 	}
-	if code := cmd.ProcessState.ExitCode(); code != want {
-		return u, fmt.Errorf("%s %v: exit %d, want %d: %s", filepath.Base(bin), args, code, want, stderr.Bytes())
+	line, err := os.ReadFile(out)
+	if err != nil {
+		return usage{}, fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, stderr.Bytes())
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		u.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		u.maxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	var wall, cpu, rss int64
+	var code int
+	if _, err := fmt.Sscan(string(line), &wall, &cpu, &rss, &code); err != nil {
+		return usage{}, fmt.Errorf("measure wrote %q: %v", line, err)
 	}
-	return u, nil
+	if code != want {
+		return usage{}, fmt.Errorf("%s %v: exit %d, want %d: %s", filepath.Base(bin), args, code, want, stderr.Bytes())
+	}
+	return usage{wall: time.Duration(wall), cpu: time.Duration(cpu), maxRSS: rss}, nil
 }
 
 // pair benchmarks one warden command against the floor on files: each
@@ -115,11 +121,11 @@ func runProcess(bin string, want int, args ...string) (usage, error) {
 func pair(b *testing.B, f *fixture, wantExit int, files []string, args ...string) {
 	var w, fl usage
 	for b.Loop() {
-		wu, err := runProcess(f.warden, wantExit, args...)
+		wu, err := f.runProcess(f.warden, wantExit, args...)
 		if err != nil {
 			b.Fatal(err)
 		}
-		fu, err := runProcess(f.floor, 0, files...)
+		fu, err := f.runProcess(f.floor, 0, files...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -225,15 +231,15 @@ func TestHarness(t *testing.T) {
 		{1, []string{"check", "--surface", f.drifted, "--lock", f.baseLock}},
 		{1, []string{"diff", "--exit-code", f.baseLock, f.driftLock}},
 	} {
-		if _, err := runProcess(f.warden, tc.want, tc.args...); err != nil {
+		if _, err := f.runProcess(f.warden, tc.want, tc.args...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	u, err := runProcess(f.floor, 0, f.baseLock, f.surface)
-	if err != nil || u.maxRSS == 0 {
+	u, err := f.runProcess(f.floor, 0, f.baseLock, f.surface)
+	if err != nil || u.maxRSS == 0 || u.maxRSS > 1<<30 {
 		t.Fatalf("floor: %+v, %v", u, err)
 	}
-	if _, err := runProcess(f.floor, 2, filepath.Join(f.dir, "absent")); err != nil {
+	if _, err := f.runProcess(f.floor, 2, filepath.Join(f.dir, "absent")); err != nil {
 		t.Fatalf("floor on a missing file: %v", err)
 	}
 	var sb bytes.Buffer
