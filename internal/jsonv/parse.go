@@ -21,6 +21,7 @@ type ParseError struct {
 	Line, Column int
 	Path         Path
 	Msg          string
+	inner        []PathElem // see within
 }
 
 func (e *ParseError) Error() string {
@@ -307,10 +308,33 @@ func (d *Decoder) Value() (*Value, error) {
 	d.skipSpace()
 	v, err := d.value(d.depth)
 	if err != nil {
+		if pe, ok := err.(*ParseError); ok {
+			pe.settle()
+		}
 		return nil, d.setErr(err)
 	}
 	d.consumed++
 	return v, nil
+}
+
+// within notes, on a refusal from inside a value the tree parser was
+// reading, the member or item that value was. The parser keeps no path as
+// it goes (that cost a push and a pop per member); a refusal collects its
+// path as it travels back up, and Value settles it.
+func within(err error, e PathElem) error {
+	if pe, ok := err.(*ParseError); ok {
+		pe.inner = append(pe.inner, e)
+	}
+	return err
+}
+
+// settle appends the path collected on the way up (innermost first) to
+// the path the refusal was made at.
+func (e *ParseError) settle() {
+	for i := len(e.inner) - 1; i >= 0; i-- {
+		e.Path = append(e.Path, e.inner[i])
+	}
+	e.inner = nil
 }
 
 // Skip reads the value at the current position and discards it.
@@ -698,13 +722,11 @@ func (d *Decoder) array(depth int) (*Value, error) {
 	}
 	base := len(d.items)
 	for i := 0; ; i++ {
-		d.path = append(d.path, PathElem{Index: i, IsIndex: true})
 		d.skipSpace()
 		item, err := d.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return nil, within(err, PathElem{Index: i, IsIndex: true})
 		}
-		d.path = d.path[:len(d.path)-1]
 		d.items = append(d.items, item)
 		d.skipSpace()
 		c, ok := d.peek()
@@ -773,12 +795,10 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		}
 		d.pos++
 		d.skipSpace()
-		d.path = append(d.path, PathElem{Key: key})
 		val, err := d.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return nil, within(err, PathElem{Key: key})
 		}
-		d.path = d.path[:len(d.path)-1]
 		d.members = append(d.members, Member{Key: key, Value: val})
 		d.skipSpace()
 		c, ok := d.peek()
