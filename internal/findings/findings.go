@@ -117,7 +117,13 @@ func (sc *Scanner) Launch(srv surface.Server) {
 }
 
 // Tool scans one tool (see Scan).
-func (sc *Scanner) Tool(t surface.Tool) { sc.out = append(sc.out, scanTool(t)...) }
+func (sc *Scanner) Tool(t surface.Tool) { sc.out = append(sc.out, scanTool(t, nil)...) }
+
+// AnalyzedTool is Tool for a tool already tokenized:
+// caps.Analyze(t.Name, t.InputSchema).
+func (sc *Scanner) AnalyzedTool(t surface.Tool, a *caps.Analysis) {
+	sc.out = append(sc.out, scanTool(t, a)...)
+}
 
 // Resource scans one resource's uri, name and description.
 func (sc *Scanner) Resource(r surface.Resource) {
@@ -154,7 +160,7 @@ func entryTarget(kind, identity string) string {
 	return kind + maskVendorSecrets(identity)
 }
 
-func scanTool(t surface.Tool) []lock.Finding {
+func scanTool(t surface.Tool, a *caps.Analysis) []lock.Finding {
 	var out []lock.Finding
 	target := entryTarget("tools/", t.Name)
 	schema := t.InputSchema
@@ -170,7 +176,9 @@ func scanTool(t surface.Tool) []lock.Finding {
 	if schema != nil && schema.Kind != jsonv.Object {
 		schema = nil
 	}
-	a := caps.Analyze(t.Name, schema)
+	if a == nil {
+		a = caps.Analyze(t.Name, schema)
+	}
 	for _, flag := range a.Flags() {
 		r := capRules[flag]
 		evidence := maskVendorSecrets(a.Evidence(flag))

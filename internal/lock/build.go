@@ -57,6 +57,8 @@ type Builder struct {
 type scratch struct {
 	h   canon.Hasher
 	raw []byte
+	// caps is the tool's analysis when the caller has it.
+	caps *caps.Analysis
 }
 
 // NewBuilder returns an empty Builder.
@@ -84,7 +86,16 @@ func (b *Builder) SetServer(s surface.Server) error {
 
 // AddTool adds one tool entry.
 func (b *Builder) AddTool(t surface.Tool) error {
+	return b.AddAnalyzedTool(t, nil)
+}
+
+// AddAnalyzedTool is AddTool for a tool whose name and input schema have
+// been tokenized already (caps.Analyze(t.Name, t.InputSchema)), as a
+// caller that also scans the tool for findings has; a nil a is AddTool.
+func (b *Builder) AddAnalyzedTool(t surface.Tool, a *caps.Analysis) error {
+	b.s.caps = a
 	e, err := buildTool(&b.s, t)
+	b.s.caps = nil
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
@@ -204,7 +215,11 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	if e.InputSchemaHash, err = hashOr(h, obj, jsonv.NewObject()); err != nil {
 		return Tool{}, fmt.Errorf("inputSchema: %w", err)
 	}
-	e.Capabilities = caps.Derive(t.Name, obj)
+	if sc.caps != nil {
+		e.Capabilities = sc.caps.Flags()
+	} else {
+		e.Capabilities = caps.Derive(t.Name, obj)
+	}
 	if e.Capabilities == nil {
 		e.Capabilities = []string{}
 	}

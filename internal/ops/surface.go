@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wardenlock/warden/internal/caps"
 	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
@@ -191,7 +192,9 @@ func (p *toolPool) add(t surface.Tool) error {
 }
 
 func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) {
-	if err := b.AddTool(j.t); err != nil {
+	// The capabilities and their findings come from one analysis.
+	a := caps.Analyze(j.t.Name, j.t.InputSchema)
+	if err := b.AddAnalyzedTool(j.t, a); err != nil {
 		p.mu.Lock()
 		if p.firstErr == nil || j.seq < p.firstSeq {
 			p.firstSeq, p.firstErr = j.seq, err
@@ -200,7 +203,7 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) {
 		p.failed.Store(true)
 		return
 	}
-	sc.Tool(j.t)
+	sc.AnalyzedTool(j.t, a)
 }
 
 // wait finishes the queued tools, joins the workers' entries and findings,

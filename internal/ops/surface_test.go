@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/surface"
 )
 
 // surfaceText is a surface of n tools; bad maps a tool index to the JSON
@@ -105,5 +107,33 @@ func TestReadSurfaceCancelled(t *testing.T) {
 	cancel()
 	if _, err := readSurface(ctx, writeSurface(t, surfaceText(10, nil)), nil); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestReadSurfaceMatchesBuild: a surface file read entry by entry makes
+// the lock and findings that building the whole parsed surface makes.
+func TestReadSurfaceMatchesBuild(t *testing.T) {
+	text := surfaceText(120, map[int]string{7: `{"name": "shell_exec", "inputSchema": 5}`, 9: `{"name": "run", "inputSchema": {"properties": {"command": {"type": "string", "default": "AKIA` + strings.Repeat("Q", 16) + `"}}}}`})
+	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonv.Parse([]byte(text), jsonv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := buildCaptured(s, "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lock.Marshal(got.lock), lock.Marshal(want.lock)) {
+		t.Error("the lock differs from lock.Build's")
+	}
+	if fmt.Sprint(got.findings) != fmt.Sprint(want.findings) || len(got.findings) == 0 {
+		t.Errorf("findings differ:\n%v\n%v", got.findings, want.findings)
 	}
 }
