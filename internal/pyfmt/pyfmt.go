@@ -236,6 +236,11 @@ func Dumps(v *jsonv.Value, sortKeys bool) string {
 	return string(b)
 }
 
+// AppendDumps appends Dumps's text of v to b.
+func AppendDumps(b []byte, v *jsonv.Value, sortKeys bool) []byte {
+	return appendDumps(b, v, sortKeys)
+}
+
 func appendDumps(b []byte, v *jsonv.Value, sortKeys bool) []byte {
 	switch v.Kind {
 	case jsonv.Null:

@@ -37,6 +37,7 @@ func Extract(schema *jsonv.Value) *Skeleton {
 		// map does not grow record by record.
 		if props := w.root.Get("properties"); props != nil {
 			w.records = make(map[string]Record, 2*len(props.Members)+4)
+			w.order = make([]string, 0, 2*len(props.Members)+4)
 		}
 	}
 	w.walk(schema, "", false, 0)
@@ -93,6 +94,10 @@ type walker struct {
 	// info); types shares one-element type lists.
 	frames []*nodeInfo
 	types  map[string][]string
+	// enumText holds the json.dumps texts normEnum sorts by; openLen is
+	// the written size of open.
+	enumText []byte
+	openLen  int
 }
 
 // charge spends n units of MaxWork and reports whether the walk may go on.
@@ -294,9 +299,16 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 		return in
 	}
 	in.typ = w.normType(typ)
-	in.enum = normEnum(enum)
+	in.enum = w.normEnum(enum)
 	in.cons = w.constraints(cons)
-	in.weight = in.cons.CompactLen()
+	if in.cons == w.open {
+		if w.openLen == 0 {
+			w.openLen = w.open.CompactLen()
+		}
+		in.weight = w.openLen
+	} else {
+		in.weight = in.cons.CompactLen()
+	}
 	if in.enum != nil {
 		in.weight += in.enum.CompactLen()
 	}
@@ -426,26 +438,51 @@ func normType(v *jsonv.Value) []string {
 // with sorted keys). That key is why floats sort as text ("10.5" < "9.5") and
 // why 1.0 (float) sorts before 1 (int). Members keep their original literals.
 func normEnum(v *jsonv.Value) *jsonv.Value {
+	var w walker
+	return w.normEnum(v)
+}
+
+// normEnum is the package's normEnum, computing the sort keys in the
+// walker's buffers: the json.dumps texts side by side in one byte slice.
+func (w *walker) normEnum(v *jsonv.Value) *jsonv.Value {
 	if v == nil || v.Kind != jsonv.Array {
 		return nil
 	}
+	if len(v.Items) <= 1 {
+		items := make([]*jsonv.Value, len(v.Items))
+		for i, it := range v.Items {
+			if it == nil {
+				it = jsonv.NewNull()
+			}
+			items[i] = it
+		}
+		return jsonv.NewArray(items...)
+	}
 	type keyed struct {
-		typ, text string
-		v         *jsonv.Value
+		typ        string
+		start, end int // the json.dumps text in w.enumText
+		v          *jsonv.Value
 	}
 	ks := make([]keyed, len(v.Items))
+	w.enumText = w.enumText[:0]
 	for i, it := range v.Items {
 		if it == nil {
 			it = jsonv.NewNull()
 		}
-		ks[i] = keyed{pyfmt.TypeName(it), pyfmt.Dumps(it, true), it}
+		start := len(w.enumText)
+		w.enumText = pyfmt.AppendDumps(w.enumText, it, true)
+		ks[i] = keyed{pyfmt.TypeName(it), start, len(w.enumText), it}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
+	text := func(k keyed) string { return string(w.enumText[k.start:k.end]) }
+	cmp := func(a, b keyed) int {
 		if c := strings.Compare(a.typ, b.typ); c != 0 {
 			return c
 		}
-		return strings.Compare(a.text, b.text)
-	})
+		return strings.Compare(text(a), text(b))
+	}
+	if !slices.IsSortedFunc(ks, cmp) {
+		slices.SortStableFunc(ks, cmp)
+	}
 	items := make([]*jsonv.Value, len(ks))
 	for i, k := range ks {
 		items[i] = k.v
@@ -471,9 +508,15 @@ func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
 		vals[0] = open.Members[0].Value
 		n++
 	}
-	b := new(consBlock)
-	out := &b.obj
-	out.Kind, out.Members = jsonv.Object, b.members[:0:n]
+	var out *jsonv.Value
+	if n <= len(consBlock{}.members) {
+		b := new(consBlock)
+		out = &b.obj
+		out.Members = b.members[:0:n]
+	} else {
+		out = &jsonv.Value{Members: make([]jsonv.Member, 0, n)}
+	}
+	out.Kind = jsonv.Object
 	for i, k := range retained {
 		if vals[i] != nil {
 			out.Members = append(out.Members, jsonv.M(k, vals[i]))
@@ -483,8 +526,8 @@ func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
 }
 
 // consBlock holds a constraints object and its members together, so that
-// building one costs one allocation.
+// building one of the usual size costs one allocation.
 type consBlock struct {
 	obj     jsonv.Value
-	members [len(retained)]jsonv.Member
+	members [3]jsonv.Member
 }
