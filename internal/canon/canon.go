@@ -152,6 +152,12 @@ func (h *Hasher) WriteRaw(s string) {
 	h.enc.flush()
 }
 
+// WriteBytes adds canonical text as it is.
+func (h *Hasher) WriteBytes(p []byte) {
+	h.enc.buf = append(h.enc.buf, p...)
+	h.enc.flush()
+}
+
 // WriteString adds s as a JSON string literal, escaped as RFC 8785 says.
 func (h *Hasher) WriteString(s string) {
 	h.enc.buf = jsonv.AppendQuoted(h.enc.buf, s)

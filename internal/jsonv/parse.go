@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -200,25 +201,12 @@ func (d *Decoder) fill() bool {
 // be dropped from the front of buf.
 func (d *Decoder) advanceBase(gone []byte) {
 	d.baseOff += int64(len(gone))
-	for {
-		i := indexNewline(gone)
-		if i < 0 {
-			break
-		}
-		d.baseLine++
+	if n := bytes.Count(gone, []byte{'\n'}); n > 0 {
+		d.baseLine += n
 		d.baseCol = 1
-		gone = gone[i+1:]
+		gone = gone[bytes.LastIndexByte(gone, '\n')+1:]
 	}
 	d.baseCol += len(gone) - continuationBytes(gone)
-}
-
-func indexNewline(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
 }
 
 // continuationBytes counts the UTF-8 continuation bytes (10xxxxxx) in b.
@@ -565,18 +553,20 @@ func (d *Decoder) Finish() error {
 func (d *Decoder) skipSpace() {
 	for {
 		buf, i := d.buf, d.pos
-		// Indentation comes in runs of blanks: eight at a time.
-		for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == 0x2020202020202020 {
-			i += 8
-		}
 		for i < len(buf) {
 			switch buf[i] {
-			case ' ', '\t', '\n', '\r':
+			case ' ':
 				i++
-				continue
+				// Indentation comes in runs of blanks: eight at a time.
+				for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == 0x2020202020202020 {
+					i += 8
+				}
+			case '\n', '\t', '\r':
+				i++
+			default:
+				d.pos = i
+				return
 			}
-			d.pos = i
-			return
 		}
 		d.pos = i
 		if !d.fill() {
@@ -644,13 +634,21 @@ func quoteByte(c byte) string {
 }
 
 func (d *Decoder) literal(word string, kind Kind, b bool) (*Value, error) {
-	if !d.need(len(word)) || string(d.buf[d.pos:d.pos+len(word)]) != word {
-		return nil, d.fail("invalid literal (NaN, Infinity and bare words are not JSON)")
+	if err := d.scanLiteral(word); err != nil {
+		return nil, err
 	}
-	d.pos += len(word)
 	v := d.alloc()
 	v.Kind, v.Bool = kind, b
 	return v, nil
+}
+
+// scanLiteral reads word (true, false or null) at pos.
+func (d *Decoder) scanLiteral(word string) error {
+	if !d.need(len(word)) || string(d.buf[d.pos:d.pos+len(word)]) != word {
+		return d.fail("invalid literal (NaN, Infinity and bare words are not JSON)")
+	}
+	d.pos += len(word)
+	return nil
 }
 
 // digits advances over ASCII digits and reports whether there was one.
@@ -668,6 +666,19 @@ func (d *Decoder) digits() bool {
 }
 
 func (d *Decoder) number() (*Value, error) {
+	kind, err := d.scanNumber()
+	if err != nil {
+		return nil, err
+	}
+	v := d.alloc()
+	v.Kind, v.Text = kind, string(d.buf[d.mark:d.pos])
+	d.mark = -1
+	return v, nil
+}
+
+// scanNumber scans a number literal at pos, leaving it at buf[mark:pos]
+// (mark still set) and reporting whether it is an Int or a Float.
+func (d *Decoder) scanNumber() (Kind, error) {
 	d.mark = d.pos
 	kind := Int
 	if d.buf[d.pos] == '-' {
@@ -681,14 +692,14 @@ func (d *Decoder) number() (*Value, error) {
 		d.digits()
 	default:
 		d.mark = -1
-		return nil, d.fail("invalid number (Infinity is not JSON)")
+		return kind, d.fail("invalid number (Infinity is not JSON)")
 	}
 	if c, ok := d.peek(); ok && c == '.' {
 		kind = Float
 		d.pos++
 		if !d.digits() {
 			d.mark = -1
-			return nil, d.fail("invalid number: digit expected after '.'")
+			return kind, d.fail("invalid number: digit expected after '.'")
 		}
 	}
 	if c, ok := d.peek(); ok && (c == 'e' || c == 'E') {
@@ -699,13 +710,10 @@ func (d *Decoder) number() (*Value, error) {
 		}
 		if !d.digits() {
 			d.mark = -1
-			return nil, d.fail("invalid number: digit expected in exponent")
+			return kind, d.fail("invalid number: digit expected in exponent")
 		}
 	}
-	v := d.alloc()
-	v.Kind, v.Text = kind, string(d.buf[d.mark:d.pos])
-	d.mark = -1
-	return v, nil
+	return kind, nil
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

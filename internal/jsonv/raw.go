@@ -38,6 +38,9 @@ func RawOfBuf(v *Value, buf *[]byte) Raw {
 // AppendCompact. Anything else breaks the invariant Raw's users rely on.
 func CompactRaw(text []byte) Raw { return Raw{text: string(text)} }
 
+// CompactRawString is CompactRaw for text already held as a string.
+func CompactRawString(text string) Raw { return Raw{text: text} }
+
 // ParseRaw parses text (any JSON Parse accepts) into a Raw.
 func ParseRaw(text []byte, opts Options) (Raw, error) {
 	v, err := Parse(text, opts)

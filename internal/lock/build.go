@@ -259,6 +259,60 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	return e, nil
 }
 
+// toolDigestFrom is the digest of a tool entry's body — the hash of
+// toolObject(t, skel, out, omit) — written around the skeletons' canonical
+// text (nil for JSON null), as the lock reader has them: the body's keys,
+// those of them t has, in canonical order.
+func toolDigestFrom(h *canon.Hasher, t *Tool, skel, out []byte, omit bool) (string, error) {
+	h.Begin()
+	h.WriteRaw("{")
+	if t.HasV4 {
+		h.WriteRaw(`"annotations_hash":`)
+		h.WriteString(t.AnnotationsHash)
+		h.WriteRaw(",")
+	}
+	h.WriteRaw(`"capabilities":[`)
+	for i, c := range t.Capabilities {
+		if i > 0 {
+			h.WriteRaw(",")
+		}
+		h.WriteString(c)
+	}
+	h.WriteRaw(`],"description_hash":`)
+	h.WriteString(t.DescriptionHash)
+	h.WriteRaw(`,"input_schema_hash":`)
+	h.WriteString(t.InputSchemaHash)
+	if t.Inspection != nil {
+		h.WriteRaw(`,"inspection":`)
+		if err := h.WriteValue(t.Inspection, 1); err != nil {
+			return "", err
+		}
+	}
+	h.WriteRaw(`,"name":`)
+	h.WriteString(t.Name)
+	if t.HasV4 {
+		h.WriteRaw(`,"output_schema_hash":`)
+		h.WriteString(t.OutputSchemaHash)
+		h.WriteRaw(`,"output_schema_skeleton":`)
+		writeOrNull(h, out)
+	}
+	if !omit {
+		h.WriteRaw(`,"schema_skeleton":`)
+		writeOrNull(h, skel)
+	}
+	h.WriteRaw("}")
+	return h.Sum(), nil
+}
+
+// writeOrNull writes canonical text, or null for none.
+func writeOrNull(h *canon.Hasher, canonical []byte) {
+	if canonical == nil {
+		h.WriteRaw("null")
+		return
+	}
+	h.WriteBytes(canonical)
+}
+
 // builtToolDigest is the entry digest of a freshly built tool — the hash
 // of toolObject(e, skel, out, false) — written straight into the digest:
 // a built entry has the v4 commitments and no inspection block, so its

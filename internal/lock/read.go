@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -121,6 +122,8 @@ type lockDecoder struct {
 	svSeen  bool
 	pending []pendingTool
 	work    *toolWork
+	// compact and canonical are Transcode's buffers, reused.
+	compact, canonical []byte
 }
 
 // pendingTool is a tool entry read before schema_version.
@@ -187,13 +190,7 @@ func (ld *lockDecoder) run() (*Lock, error) {
 		p := root.Key(key)
 		switch key {
 		case "tools":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, seq int) {
-				if !ld.svSeen {
-					ld.pending = append(ld.pending, pendingTool{raw: jsonv.RawOf(v), seq: seq})
-					return
-				}
-				ld.work.add(v, ip, l.SchemaVersion, seq)
-			})
+			return ld.toolItems(p)
 		case "resources":
 			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Resources = append(l.Resources, r.resource(v, ip))
@@ -235,7 +232,7 @@ func (ld *lockDecoder) run() (*Lock, error) {
 			return nil, documentError(err)
 		}
 		tw := newToolWork(0)
-		tw.add(v, root.Key("tools").Index(len(tools)), l.SchemaVersion, pt.seq)
+		tw.add(toolJob{v: v, p: root.Key("tools").Index(len(tools)), sv: l.SchemaVersion, seq: pt.seq})
 		more, e, at := tw.wait()
 		tools = append(tools, more...)
 		toolErr, toolSeq = e, at
@@ -266,6 +263,90 @@ func (ld *lockDecoder) run() (*Lock, error) {
 		l.Prompts = []Prompt{}
 	}
 	return l, nil
+}
+
+// toolItems walks the tools array. An entry is read member by member: its
+// skeletons are transcoded (their compact text and the canonical text the
+// entry digest covers, in one pass, see jsonv.Decoder.Transcode) and the
+// rest, a few small members, read as a tree, so that no skeleton's tree is
+// built; the worker checks the entry with the skeletons standing in as
+// empty objects. An entry that is not an object, or one read before
+// schema_version, is read whole.
+func (ld *lockDecoder) toolItems(p jsonv.Path) error {
+	d, r, l := ld.d, &ld.r, ld.l
+	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
+		v, err := d.Value()
+		if err != nil {
+			return err
+		}
+		ld.unit(func(int) { r.fail(p, "must be an array, found %s", v.Kind) })
+		return nil
+	}
+	return d.Array(func(i int) error {
+		if ld.failed() {
+			return d.Skip()
+		}
+		ip := p.Index(i)
+		if kind, ok := d.Next(); !ok || kind != jsonv.Object || !ld.svSeen {
+			v, err := d.Value()
+			if err != nil {
+				return err
+			}
+			ld.unit(func(seq int) {
+				if !ld.svSeen {
+					ld.pending = append(ld.pending, pendingTool{raw: jsonv.RawOf(v), seq: seq})
+					return
+				}
+				ld.work.add(toolJob{v: v, p: ip, sv: l.SchemaVersion, seq: seq})
+			})
+			return nil
+		}
+		j := toolJob{v: &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, 12)}, p: ip, sv: l.SchemaVersion}
+		err := d.Object(func(key string) error {
+			var sk *transcoded
+			switch key {
+			case "schema_skeleton":
+				sk = &j.skel
+			case "output_schema_skeleton":
+				sk = &j.out
+			}
+			if kind, ok := d.Next(); sk != nil && ok && kind == jsonv.Object {
+				// The digest covers the skeleton as an element of the entry.
+				c, k, cok, err := d.Transcode(ld.compact[:0], ld.canonical[:0], 1)
+				if err != nil {
+					return err
+				}
+				// The text goes to a worker: copy it out of the buffers,
+				// which the next skeleton reuses.
+				ld.compact, ld.canonical = c, k
+				*sk = transcoded{compact: string(c), canonical: bytes.Clone(k), ok: cok, present: true}
+				j.v.Members = append(j.v.Members, jsonv.M(key, jsonv.NewObject()))
+				return nil
+			}
+			v, err := d.Value()
+			if err != nil {
+				return err
+			}
+			j.v.Members = append(j.v.Members, jsonv.M(key, v))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ld.unit(func(seq int) {
+			j.seq = seq
+			ld.work.add(j)
+		})
+		return nil
+	})
+}
+
+// transcoded is a skeleton read by Transcode.
+type transcoded struct {
+	compact   string
+	canonical []byte
+	ok        bool
+	present   bool
 }
 
 // items walks the array at p, reading each item whole and handing it to
@@ -344,6 +425,9 @@ type toolJob struct {
 	sv   int
 	seq  int
 	slot *toolSlot
+	// skel and out are the entry's skeletons when they were transcoded;
+	// v then has an empty object in their place.
+	skel, out transcoded
 }
 
 // toolSlot receives one entry's outcome.
@@ -381,11 +465,11 @@ func newToolWork(n int) *toolWork {
 	return w
 }
 
-// add queues (or checks at once) the tool entry v at path p.
-func (w *toolWork) add(v *jsonv.Value, p jsonv.Path, sv, seq int) {
-	slot := &toolSlot{seq: seq}
+// add queues (or checks at once) one tool entry.
+func (w *toolWork) add(j toolJob) {
+	slot := &toolSlot{seq: j.seq}
 	w.slots = append(w.slots, slot)
-	j := toolJob{v: v, p: p, sv: sv, seq: seq, slot: slot}
+	j.slot = slot
 	if w.jobs == nil {
 		w.inline.do(j, &w.failed)
 		return
@@ -426,15 +510,48 @@ func (tw *toolWorker) do(j toolJob, failed *atomic.Bool) {
 		failed.Store(true)
 		return
 	}
-	t.SchemaSkeleton = jsonv.RawOfBuf(skel, &tw.raw)
-	t.OutputSchemaSkeleton = jsonv.RawOfBuf(out, &tw.raw)
 	omit := skel == nil && j.sv < 2
-	// A body that cannot be hashed is not memoised: Verify then meets the
-	// same refusal when it recomputes it.
-	if d, err := tw.h.Hash(toolObject(t, skel, out, omit)); err == nil {
-		t.memo = newToolMemo(t, omit, d)
+	if !j.skel.present && !j.out.present {
+		t.SchemaSkeleton = jsonv.RawOfBuf(skel, &tw.raw)
+		t.OutputSchemaSkeleton = jsonv.RawOfBuf(out, &tw.raw)
+		// A body that cannot be hashed is not memoised: Verify then meets
+		// the same refusal when it recomputes it.
+		if d, err := tw.h.Hash(toolObject(t, skel, out, omit)); err == nil {
+			t.memo = newToolMemo(t, omit, d)
+		}
+		j.slot.t = t
+		return
+	}
+	// The skeletons' trees were never built: the stored text is the
+	// transcoded compact text, and the digest is written around their
+	// canonical text.
+	skelText := tw.skeletonText(&j.skel, skel)
+	t.SchemaSkeleton = jsonv.CompactRawString(skelText.compact)
+	var outText transcoded
+	if t.HasV4 {
+		// The output skeleton is read only with the v4 commitments.
+		outText = tw.skeletonText(&j.out, out)
+		t.OutputSchemaSkeleton = jsonv.CompactRawString(outText.compact)
+	}
+	if (omit || skelText.ok) && (!t.HasV4 || outText.ok) {
+		if d, err := toolDigestFrom(&tw.h, &t, skelText.canonical, outText.canonical, omit); err == nil {
+			t.memo = newToolMemo(t, omit, d)
+		}
 	}
 	j.slot.t = t
+}
+
+// skeletonText is a skeleton's compact and canonical text: the transcoded
+// one, or else that of the tree read (nil: no skeleton, JSON null).
+func (tw *toolWorker) skeletonText(tc *transcoded, tree *jsonv.Value) transcoded {
+	if tc.present {
+		return *tc
+	}
+	if tree == nil {
+		return transcoded{ok: true}
+	}
+	canonical, err := canon.Canonical(tree)
+	return transcoded{compact: string(tree.AppendCompact(nil)), canonical: canonical, ok: err == nil, present: true}
 }
 
 // fieldError is a validation refusal at a JSON path.

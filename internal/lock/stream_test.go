@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,6 +310,56 @@ func checkWorkersAgree(t *testing.T, data []byte) {
 			t.Fatalf("%d workers read another lock", n)
 		}
 	}
+	if werr != nil {
+		return
+	}
+	// The digests remembered while reading (around transcoded skeletons)
+	// are those of the entries' bodies.
+	for i, tool := range want.Tools {
+		if tool.memo == nil {
+			continue
+		}
+		d, err := canon.Hash(ToolBody(tool, want.SchemaVersion))
+		if err != nil || d != tool.memo.digest {
+			t.Fatalf("tools[%d]: remembered digest %s, body's %s (%v)", i, tool.memo.digest, d, err)
+		}
+	}
+}
+
+// TestReadMemoMatchesBody: skeletons stored in any key order, with floats,
+// escapes and astral keys, on v1, v3 and v4 entries with and without
+// inspection blocks: the digest remembered while reading is the body's.
+func TestReadMemoMatchesBody(t *testing.T) {
+	for name, l := range streamLocks(t) {
+		text := Marshal(l)
+		checkWorkersAgree(t, text)
+		// The same document with every object's members reversed.
+		v, err := jsonv.Parse(text, jsonv.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reverse func(v *jsonv.Value)
+		reverse = func(v *jsonv.Value) {
+			slices.Reverse(v.Members)
+			for _, m := range v.Members {
+				reverse(m.Value)
+			}
+			for _, it := range v.Items {
+				reverse(it)
+			}
+		}
+		reverse(v)
+		checkWorkersAgree(t, []byte(v.Compact()))
+		back, err := Parse([]byte(v.Compact()))
+		if err != nil {
+			t.Fatalf("%s reversed: %v", name, err)
+		}
+		if err := Verify(back); err != nil {
+			t.Fatalf("%s reversed: %v", name, err)
+		}
+	}
+	odd := strings.NewReplacer(`"maxLength": 64`, `"maxLength": 6.4e1`, `"path_0"`, `"pa\u0074h_0"`).Replace(string(Marshal(genLock(t, 5))))
+	checkWorkersAgree(t, []byte(odd))
 }
 
 // TestReadWorkersKeepDocumentOrder: with tool entries checked on other
