@@ -15,6 +15,7 @@
 package findings
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/wardenlock/warden/internal/caps"
@@ -215,25 +216,44 @@ func schemaStrings(schema *jsonv.Value, f func(string)) {
 		stack = stack[:len(stack)-1]
 		switch v.Kind {
 		case jsonv.Object:
-			if d, ok := v.Get("default").Str(); ok {
+			// One pass over the members finds the three keys (the first
+			// of a repeated one, as Get does) and pushes the rest.
+			var def, enum, examples *jsonv.Value
+			top := len(stack)
+			for i := range v.Members {
+				m := &v.Members[i]
+				switch m.Key {
+				case "default":
+					if def == nil {
+						def = m.Value
+					}
+					continue
+				case "enum":
+					if enum == nil {
+						enum = m.Value
+					}
+					continue
+				case "examples":
+					if examples == nil {
+						examples = m.Value
+					}
+					continue
+				}
+				stack = append(stack, m.Value)
+			}
+			// Members are visited in document order: reverse the pushes.
+			slices.Reverse(stack[top:])
+			if d, ok := def.Str(); ok {
 				f(d)
 			}
-			for _, key := range []string{"enum", "examples"} {
-				if list := v.Get(key); list != nil && list.Kind == jsonv.Array {
+			for _, list := range []*jsonv.Value{enum, examples} {
+				if list != nil && list.Kind == jsonv.Array {
 					for _, it := range list.Items {
 						if s, ok := it.Str(); ok {
 							f(s)
 						}
 					}
 				}
-			}
-			// Push in reverse so members are visited in document order.
-			for i := len(v.Members) - 1; i >= 0; i-- {
-				switch v.Members[i].Key {
-				case "default", "enum", "examples":
-					continue
-				}
-				stack = append(stack, v.Members[i].Value)
 			}
 		case jsonv.Array:
 			for i := len(v.Items) - 1; i >= 0; i-- {
