@@ -39,6 +39,7 @@ type TooLargeError struct {
 	Size, Max int64
 }
 
+// Error says which input is too large, and by how much at least.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("read %s %s: the file is larger than %s, the most a %s may be (%d bytes or more)", e.Noun, e.Path, LimitText(e.Max), e.Noun, e.Size)
 }
@@ -109,6 +110,7 @@ type ReadError struct {
 	Err        error
 }
 
+// Error names the input and the failure.
 func (e *ReadError) Error() string { return fmt.Sprintf("read %s %s: %v", e.Noun, e.Path, e.Err) }
 
 // Unwrap returns the underlying error.
