@@ -319,23 +319,35 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	a, err := readLock(pathA)
-	if err != nil {
-		return nil, err
+	// B is read while A is: reading has no side effect, and each read is
+	// mostly one core's work. A's refusal, if any, is the one reported.
+	type read struct {
+		l   *lock.Lock
+		err error
 	}
-	if err := verifyLock(pathA, a); err != nil {
+	readB := make(chan read, 1)
+	go func() {
+		b, err := readLock(pathB)
+		if err == nil {
+			err = verifyLock(pathB, b)
+		}
+		readB <- read{b, err}
+	}()
+	a, err := readLock(pathA)
+	if err == nil {
+		err = verifyLock(pathA, a)
+	}
+	rb := <-readB
+	if err != nil {
 		return nil, err
 	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	b, err := readLock(pathB)
-	if err != nil {
-		return nil, err
+	if rb.err != nil {
+		return nil, rb.err
 	}
-	if err := verifyLock(pathB, b); err != nil {
-		return nil, err
-	}
+	b := rb.l
 	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b)}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err

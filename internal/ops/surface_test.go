@@ -137,3 +137,33 @@ func TestReadSurfaceMatchesBuild(t *testing.T) {
 		t.Errorf("findings differ:\n%v\n%v", got.findings, want.findings)
 	}
 }
+
+// TestDiffReadsBothReportsAFirst: diff reads its two locks at once; when
+// both are refused, A's refusal is the one reported, as when it read A
+// first.
+func TestDiffReadsBothReportsAFirst(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.lock")
+	if _, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, surfaceText(5, nil)), LockPath: good}); err != nil {
+		t.Fatal(err)
+	}
+	badA, badB := filepath.Join(dir, "a.lock"), filepath.Join(dir, "b.lock")
+	for _, p := range []string{badA, badB} {
+		if err := os.WriteFile(p, []byte(`{"schema_version": 4}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ a, b, want string }{
+		{badA, badB, badA},
+		{good, badB, badB},
+		{badA, good, badA},
+	} {
+		_, err := Diff(context.Background(), tc.a, tc.b)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Diff(%s, %s): err = %v, want it to name %s", filepath.Base(tc.a), filepath.Base(tc.b), err, filepath.Base(tc.want))
+		}
+	}
+	if res, err := Diff(context.Background(), good, good); err != nil || len(res.Drift) != 0 {
+		t.Fatalf("%v, %v", res, err)
+	}
+}
