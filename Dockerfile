@@ -88,19 +88,20 @@ RUN go build -ldflags "-s -w -X main.version=${WARDEN_VERSION}" -o /out/warden .
 # ---------------------------------------------------------------------------
 FROM docker.io/library/debian:trixie-slim
 
-# The launchers MCP servers are started with. npm's update notifier and
+# The launchers MCP servers are started with, and git, with which a check on
+# a pull request reads the base branch's lock. npm's update notifier and
 # funding notes are switched off globally: warden starts servers with a
 # scrubbed environment (an npm_config_* variable would not reach npx), and
 # they would only add network calls and stderr noise.
 RUN set -eu; \
     apt-get update; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        ca-certificates nodejs npm python3; \
+        ca-certificates git nodejs npm python3; \
     apt-get clean; \
     rm -rf /var/lib/apt/lists/*; \
     npm config --global set update-notifier false; \
     npm config --global set fund false; \
-    echo "node $(node --version), npm $(npm --version), npx $(npx --version), $(python3 --version)"
+    echo "node $(node --version), npm $(npm --version), npx $(npx --version), $(python3 --version), $(git --version)"
 
 # uv and uvx, for servers launched with `uvx pkg==version`.
 COPY --from=ghcr.io/astral-sh/uv:0.13.0 /uv /uvx /usr/local/bin/

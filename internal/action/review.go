@@ -140,8 +140,8 @@ func (r *runner) prepareReview(ctx context.Context) error {
 	rv.changes = changes
 	switch {
 	case errors.As(err, new(noBaseSourceError)):
-		// Not a failure: nothing could read the base (the Action's image
-		// has no git, and the API is off). Say how to get the review.
+		// Not a failure: nothing could read the base (no git checkout,
+		// and the API is off). Say how to get the review.
 		r.notice("what this pull request changes in the lock is not shown: " + changes.Note)
 	case changes != nil && changes.State == report.LockUnread:
 		r.warning("what this pull request changes in the lock is not shown: " + changes.Note)
@@ -150,8 +150,7 @@ func (r *runner) prepareReview(ctx context.Context) error {
 }
 
 // noBaseSourceError says that the base lock had no way to be read: no git
-// checkout (or no git) and no API. That is how the Action runs by default,
-// not a failure.
+// checkout (or no git) and no API. That is not a failure.
 type noBaseSourceError struct{ error }
 
 // errNotCheckout says that the workspace is not a git checkout.

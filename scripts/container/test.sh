@@ -437,6 +437,7 @@ smoke_tests() {
 	check "uv and uvx are on PATH (here the stand-in; real uv: GitHub only)" \
 		in_image 'uv --version && uvx --version'
 	check "CA roots for npx and uvx downloads" in_image 'test -s /etc/ssl/certs/ca-certificates.crt'
+	check "git runs in the image (the pull-request review reads the base lock with it)" in_image 'git --version'
 	out=$(podman run --rm --network "$RUN_NETWORK" "$IMAGE" version 2>&1) || true
 	log "warden version: $out"
 	check_go "warden version of the unstamped image is 'warden $VERSION'" [ "$out" = "warden $VERSION" ]
