@@ -189,12 +189,22 @@ func buildServer(h *canon.Hasher, s surface.Server) (Server, error) {
 }
 
 // hashOr hashes v, or the fallback when v is absent or JSON null.
-func hashOr(h *canon.Hasher, v, fallback *jsonv.Value) (string, error) {
+func hashOr(h *canon.Hasher, v *jsonv.Value, fallback string) (string, error) {
 	if v.IsNull() {
-		v = fallback
+		return fallback, nil
 	}
 	return h.Hash(v)
 }
+
+// The digests of the absence values of SPEC §5.1 and §7.1, which most
+// entries use for one field or another: hash(""), hash({}), hash([]) and
+// hash(null). TestAbsenceDigests holds them to canon.Hash.
+const (
+	emptyStringDigest = "sha256:12ae32cb1ec02d01eda3581b127c1fee3b0dc53572ed6baf239721a03d82e126"
+	emptyObjectDigest = "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+	emptyArrayDigest  = "sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+	nullDigest        = "sha256:74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"
+)
 
 // BuildTool makes a v4 tool entry (SPEC §5.1, §7.1, reference-behaviour §1.2).
 func BuildTool(t surface.Tool) (Tool, error) { return buildTool(&scratch{}, t) }
@@ -203,7 +213,7 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	h := &sc.h
 	e := Tool{Name: t.Name, HasV4: true}
 	var err error
-	if e.DescriptionHash, err = hashOr(h, t.Description, jsonv.NewString("")); err != nil {
+	if e.DescriptionHash, err = hashOr(h, t.Description, emptyStringDigest); err != nil {
 		return Tool{}, fmt.Errorf("description: %w", err)
 	}
 	// A present inputSchema that is not an object hashes as {} (vector
@@ -212,7 +222,7 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	if t.InputSchema != nil && t.InputSchema.Kind == jsonv.Object {
 		obj = t.InputSchema
 	}
-	if e.InputSchemaHash, err = hashOr(h, obj, jsonv.NewObject()); err != nil {
+	if e.InputSchemaHash, err = hashOr(h, obj, emptyObjectDigest); err != nil {
 		return Tool{}, fmt.Errorf("inputSchema: %w", err)
 	}
 	if sc.caps != nil {
@@ -236,10 +246,10 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	if o := t.OutputSchema; !o.IsNull() && o.Kind != jsonv.Object {
 		return Tool{}, fmt.Errorf("outputSchema is a %s, not an object", o.Kind)
 	}
-	if e.AnnotationsHash, err = hashOr(h, t.Annotations, jsonv.NewNull()); err != nil {
+	if e.AnnotationsHash, err = hashOr(h, t.Annotations, nullDigest); err != nil {
 		return Tool{}, fmt.Errorf("annotations: %w", err)
 	}
-	if e.OutputSchemaHash, err = hashOr(h, t.OutputSchema, jsonv.NewNull()); err != nil {
+	if e.OutputSchemaHash, err = hashOr(h, t.OutputSchema, nullDigest); err != nil {
 		return Tool{}, fmt.Errorf("outputSchema: %w", err)
 	}
 	var out *skeleton.Skeleton
@@ -360,7 +370,7 @@ func buildResource(h *canon.Hasher, r surface.Resource) (Resource, error) {
 	if e.MimeType, err = optionalString(r.MimeType, "mimeType"); err != nil {
 		return Resource{}, err
 	}
-	if e.DescriptionHash, err = hashOr(h, r.Description, jsonv.NewString("")); err != nil {
+	if e.DescriptionHash, err = hashOr(h, r.Description, emptyStringDigest); err != nil {
 		return Resource{}, fmt.Errorf("description: %w", err)
 	}
 	if e.EntryDigest, err = h.Hash(ResourceBody(e)); err != nil {
@@ -375,10 +385,10 @@ func BuildPrompt(p surface.Prompt) (Prompt, error) { return buildPrompt(&canon.H
 func buildPrompt(h *canon.Hasher, p surface.Prompt) (Prompt, error) {
 	e := Prompt{Name: p.Name}
 	var err error
-	if e.DescriptionHash, err = hashOr(h, p.Description, jsonv.NewString("")); err != nil {
+	if e.DescriptionHash, err = hashOr(h, p.Description, emptyStringDigest); err != nil {
 		return Prompt{}, fmt.Errorf("description: %w", err)
 	}
-	if e.ArgumentsHash, err = hashOr(h, p.Arguments, jsonv.NewArray()); err != nil {
+	if e.ArgumentsHash, err = hashOr(h, p.Arguments, emptyArrayDigest); err != nil {
 		return Prompt{}, fmt.Errorf("arguments: %w", err)
 	}
 	if e.EntryDigest, err = h.Hash(PromptBody(e)); err != nil {

@@ -393,3 +393,16 @@ func TestReadWorkersKeepDocumentOrder(t *testing.T) {
 	}
 	checkWorkersAgree(t, []byte(good))
 }
+
+func TestAbsenceDigests(t *testing.T) {
+	for want, v := range map[string]*jsonv.Value{
+		emptyStringDigest: jsonv.NewString(""),
+		emptyObjectDigest: jsonv.NewObject(),
+		emptyArrayDigest:  jsonv.NewArray(),
+		nullDigest:        jsonv.NewNull(),
+	} {
+		if got, err := canon.Hash(v); err != nil || got != want {
+			t.Errorf("hash(%s) = %s, %v; want %s", v.Compact(), got, err, want)
+		}
+	}
+}
