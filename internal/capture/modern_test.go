@@ -3,7 +3,6 @@
 package capture
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -14,10 +13,7 @@ import (
 // modernScript returns the TypeScript SDK 2.x fixture, skipping without node.
 func modernScript(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	return testserver.NPMScript(t, testserver.ModernServerJS)
+	return testserver.NodeScript(t, testserver.ModernServerJS)
 }
 
 // modernTarget is one way of reaching the TypeScript SDK 2.x fixture.

@@ -44,6 +44,30 @@ func (n *negotiator) finish(s *session, err error) {
 	}
 }
 
+// answered settles a probe the server answered (a result, or a JSON-RPC
+// error in err): with positive evidence of the modern era it lists on the
+// same session and reports done; a failure to agree on a version is done
+// too; anything else leaves the session open for the 2025-era fallback.
+func (n *negotiator) answered(ctx context.Context, s *session, res *jsonv.Value, err error) (surf *surface.Surface, done bool, _ error) {
+	v, d, cerr := classifyProbe(res, err)
+	switch {
+	case cerr != nil:
+		n.finish(s, cerr)
+		return nil, true, cerr
+	case v != modern:
+		return nil, false, nil
+	}
+	surf, err = n.list(ctx, s, ModernProtocolVersion, d)
+	return surf, true, err
+}
+
+// list captures the lists on a session that has its era, and closes it.
+func (n *negotiator) list(ctx context.Context, s *session, version string, d *discovery) (*surface.Surface, error) {
+	surf, err := s.lists(ctx, version, d)
+	n.finish(s, err)
+	return surf, err
+}
+
 // overStdio captures a stdio server in the era Options.Protocol asks for.
 func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
 	switch {
@@ -70,14 +94,7 @@ func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
 	var rerr *rpcError
 	switch {
 	case err == nil || errors.As(err, &rerr):
-		v, d, cerr := classifyProbe(res, err)
-		if cerr != nil {
-			n.finish(s, cerr)
-			return nil, cerr
-		}
-		if v == modern {
-			surf, err := s.lists(ctx, ModernProtocolVersion, d)
-			n.finish(s, err)
+		if surf, done, err := n.answered(ctx, s, res, err); done {
 			return surf, err
 		}
 		// A 2025-era server that answered the probe: it is alive and
@@ -124,9 +141,7 @@ func (n *negotiator) legacyOn(ctx context.Context, s *session, forward bool) (*s
 		n.finish(s, err)
 		return nil, err
 	}
-	surf, err := s.lists(ctx, version, nil)
-	n.finish(s, err)
-	return surf, err
+	return n.list(ctx, s, version, nil)
 }
 
 // stdioModern spawns the server and captures it in the modern era.
@@ -145,9 +160,7 @@ func (n *negotiator) modernOn(ctx context.Context, s *session) (*surface.Surface
 		n.finish(s, err)
 		return nil, err
 	}
-	surf, err := s.lists(ctx, ModernProtocolVersion, d)
-	n.finish(s, err)
-	return surf, err
+	return n.list(ctx, s, ModernProtocolVersion, d)
 }
 
 // modernOnly explains an initialize refused by a modern-only server when
@@ -179,14 +192,7 @@ func (n *negotiator) overHTTP(ctx context.Context) (*surface.Surface, error) {
 		n.finish(s, err)
 		return nil, fmt.Errorf("server/discover: %w", err)
 	case err == nil || errors.As(err, &rerr):
-		v, d, cerr := classifyProbe(res, err)
-		if cerr != nil {
-			n.finish(s, cerr)
-			return nil, cerr
-		}
-		if v == modern {
-			surf, err := s.lists(ctx, ModernProtocolVersion, d)
-			n.finish(s, err)
+		if surf, done, err := n.answered(ctx, s, res, err); done {
 			return surf, err
 		}
 	case errors.As(err, &serr):
@@ -216,9 +222,7 @@ func (n *negotiator) httpLegacy(ctx context.Context, forward bool) (*surface.Sur
 		n.finish(s, err)
 		return nil, err
 	}
-	surf, err := s.lists(ctx, version, nil)
-	n.finish(s, err)
-	return surf, err
+	return n.list(ctx, s, version, nil)
 }
 
 // httpStatusError is a non-2xx answer to a request. rpc is the JSON-RPC

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +15,7 @@ import (
 
 func modernScript(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	return testserver.NPMScript(t, testserver.ModernServerJS)
+	return testserver.NodeScript(t, testserver.ModernServerJS)
 }
 
 // TestModernOnlyServerPinsAndChecks is the first "done when": a

@@ -276,6 +276,16 @@ func NPMScript(t testing.TB, script string) string {
 	return p
 }
 
+// NodeScript is NPMScript for a test that runs the script with node: it
+// skips the test when node is not installed.
+func NodeScript(t testing.TB, script string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	return NPMScript(t, script)
+}
+
 // lockedBuffer is a size-capped bytes.Buffer safe for the copying goroutine
 // of os/exec and a concurrent reader.
 type lockedBuffer struct {
