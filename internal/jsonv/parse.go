@@ -118,6 +118,7 @@ type Decoder struct {
 	items    []*Value
 	sbuf     []byte
 	shared   *[256]string // see intern
+	trans    *transcoder  // see Transcode
 }
 
 // readChunk is the size of one read from an io.Reader.

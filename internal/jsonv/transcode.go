@@ -35,7 +35,13 @@ func (d *Decoder) Transcode(compact, canonical []byte, depth int) (c, k []byte, 
 		return compact, canonical, false, err
 	}
 	d.skipSpace()
-	t := &transcoder{d: d, c: compact, k: canonical, ok: true, base: depth - d.depth}
+	t := d.trans
+	if t == nil {
+		t = &transcoder{d: d}
+		d.trans = t
+	}
+	t.c, t.k, t.ok, t.base = compact, canonical, true, depth-d.depth
+	defer func() { t.c, t.k = nil, nil }()
 	if err := t.value(d.depth); err != nil {
 		if pe, isParse := err.(*ParseError); isParse {
 			pe.settle()
@@ -49,7 +55,8 @@ func (d *Decoder) Transcode(compact, canonical []byte, depth int) (c, k []byte, 
 	return t.c, t.k, true, nil
 }
 
-// transcoder is the state of one Transcode call.
+// transcoder is the state of a Transcode call; its scratch (spans, tmp)
+// is kept by the Decoder from call to call.
 type transcoder struct {
 	d    *Decoder
 	c, k []byte

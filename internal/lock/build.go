@@ -59,6 +59,8 @@ type scratch struct {
 	raw []byte
 	// caps is the tool's analysis when the caller has it.
 	caps *caps.Analysis
+	// x and xo extract the input and output skeletons.
+	x, xo skeleton.Extractor
 }
 
 // NewBuilder returns an empty Builder.
@@ -239,7 +241,10 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	if in == nil {
 		in = jsonv.NewNull()
 	}
-	skel := skeleton.Extract(in)
+	// The skeletons are written out before the next tool is built: one
+	// Extractor for input schemas, one for output schemas, serve the
+	// whole build.
+	skel := sc.x.Extract(in)
 	if a := t.Annotations; !a.IsNull() && a.Kind != jsonv.Object {
 		return Tool{}, fmt.Errorf("annotations is a %s, not an object", a.Kind)
 	}
@@ -254,7 +259,7 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	}
 	var out *skeleton.Skeleton
 	if !t.OutputSchema.IsNull() {
-		out = skeleton.Extract(t.OutputSchema)
+		out = sc.xo.Extract(t.OutputSchema)
 	}
 	if e.EntryDigest, err = builtToolDigest(h, &e, skel, out); err != nil {
 		return Tool{}, fmt.Errorf("entry_digest: %w", err)

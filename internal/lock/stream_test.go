@@ -260,6 +260,23 @@ func checkBuiltDigest(t *testing.T, tool surface.Tool) {
 	if e.SchemaSkeleton != jsonv.RawOf(skel) || e.OutputSchemaSkeleton != jsonv.RawOf(out) {
 		t.Fatalf("tool %q: compact skeletons differ from the trees'", tool.Name)
 	}
+	// A Builder that built another tool first (its buffers reused) builds
+	// the same entry.
+	b := NewBuilder()
+	other, err := jsonv.Parse([]byte(`{"type":"object","properties":{"zz":{"enum":["q",1]},"a":{"$ref":"#/$defs/d"}},"$defs":{"d":{"maxLength":3}}}`), jsonv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddTool(surface.Tool{Name: "\x00other", InputSchema: other, OutputSchema: other}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddTool(tool); err != nil {
+		t.Fatalf("tool %q: a Builder refuses what BuildTool took: %v", tool.Name, err)
+	}
+	got := b.l.Tools[1]
+	if got.EntryDigest != e.EntryDigest || got.SchemaSkeleton != e.SchemaSkeleton || got.OutputSchemaSkeleton != e.OutputSchemaSkeleton {
+		t.Fatalf("tool %q: a reused Builder builds another entry", tool.Name)
+	}
 }
 
 func TestBuiltDigestMatchesTree(t *testing.T) {

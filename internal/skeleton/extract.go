@@ -25,20 +25,39 @@ const stepCost = 64
 // stops it the same way (see MaxWork). The schema is not modified, but the
 // records' Enum and Constraints values share nodes with it.
 func Extract(schema *jsonv.Value) *Skeleton {
-	w := &walker{
-		records: map[string]Record{},
-		infos:   map[*jsonv.Value]*nodeInfo{},
-	}
+	var x Extractor
+	return x.Extract(schema)
+}
+
+// Extractor extracts skeletons as Extract does, keeping its buffers (the
+// record map, path list and walk state) from one call to the next: a lock
+// builder extracts thousands, each written out before the next. A
+// skeleton it returns is valid only until its next call. The zero
+// Extractor is ready to use; it is not safe for concurrent use.
+type Extractor struct {
+	w  walker
+	sk Skeleton
+}
+
+// Extract returns the skeleton of schema (see the package's Extract),
+// valid until the next call.
+func (x *Extractor) Extract(schema *jsonv.Value) *Skeleton {
+	w := &x.w
+	w.reset()
 	if schema != nil && schema.Kind == jsonv.Object {
 		w.root = schema
-	}
-	if w.root != nil {
 		// About one record per property and a few more: sized once, the
 		// map does not grow record by record.
-		if props := w.root.Get("properties"); props != nil {
+		if props := w.root.Get("properties"); props != nil && w.records == nil {
 			w.records = make(map[string]Record, 2*len(props.Members)+4)
 			w.order = make([]string, 0, 2*len(props.Members)+4)
 		}
+	}
+	if w.records == nil {
+		w.records = map[string]Record{}
+	}
+	if w.infos == nil {
+		w.infos = map[*jsonv.Value]*nodeInfo{}
 	}
 	w.walk(schema, "", false, 0)
 	// The walk visits properties in sorted order, depth first, so the
@@ -51,7 +70,33 @@ func Extract(schema *jsonv.Value) *Skeleton {
 	if paths == nil {
 		paths = []string{}
 	}
-	return &Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped}
+	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped}
+	return &x.sk
+}
+
+// maxKept is the most records or node facts whose map a walk keeps for the
+// next.
+const maxKept = 1024
+
+// reset clears the walk state for another schema, keeping the buffers.
+func (w *walker) reset() {
+	w.root = nil
+	// Clearing a map costs its capacity: after a big schema start afresh.
+	if len(w.records) > maxKept {
+		w.records, w.order = nil, nil
+	}
+	if len(w.infos) > maxKept {
+		w.infos = nil
+	}
+	clear(w.records)
+	w.order = w.order[:0]
+	w.ancestors = w.ancestors[:0]
+	clear(w.refs)
+	clear(w.infos)
+	clear(w.targets)
+	clear(w.index)
+	w.work = 0
+	w.stopped = false
 }
 
 // put records rec at path; a path written again keeps its first place in

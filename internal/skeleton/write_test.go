@@ -24,6 +24,12 @@ func checkWriters(t *testing.T, data []byte) {
 	if err != nil {
 		return
 	}
+	// An Extractor that extracted other schemas first gives the same.
+	var x Extractor
+	x.Extract(jsonv.NewObject(jsonv.M("properties", jsonv.NewObject(jsonv.M("zz", jsonv.NewObject())))))
+	if got, want := string(x.Extract(v).AppendCompact(nil)), string(Extract(v).AppendCompact(nil)); got != want {
+		t.Fatalf("%s: a reused Extractor gives\n%s\nwant\n%s", data, got, want)
+	}
 	for _, sk := range []*Skeleton{Extract(v), nil} {
 		tree := sk.Value()
 		if got, want := string(sk.AppendCompact([]byte("x"))), "x"+tree.Compact(); got != want {
