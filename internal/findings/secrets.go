@@ -107,7 +107,12 @@ func tokens(s string, f func(tok string)) {
 			i++
 			continue
 		}
-		j := runEnd(s, i, isTokenByte)
+		// The run is scanned here rather than by runEnd, so that the byte
+		// test is inlined: descriptions are long.
+		j := i + 1
+		for j < len(s) && isTokenByte(s[j]) {
+			j++
+		}
 		f(s[i:j])
 		i = j
 	}
