@@ -163,14 +163,14 @@ func TestWriteRefusesUnreadableLock(t *testing.T) {
 	}
 	l := buildDemo(t)
 	data := Marshal(l)
-	err := writeLockFile(path, l, int64(len(data))-1)
+	err := writeLockFile(path, l, int64(len(data))-1, nil)
 	if err == nil || !strings.Contains(err.Error(), "more than the") || !strings.HasPrefix(err.Error(), "write lock "+path+": ") {
 		t.Fatalf("error = %v", err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != "old" {
 		t.Fatalf("the lock was replaced: %q", got)
 	}
-	if err := writeLockFile(path, l, int64(len(data))); err != nil {
+	if err := writeLockFile(path, l, int64(len(data)), nil); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 }

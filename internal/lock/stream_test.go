@@ -2,6 +2,7 @@ package lock
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -421,5 +422,32 @@ func TestAbsenceDigests(t *testing.T) {
 		if got, err := canon.Hash(v); err != nil || got != want {
 			t.Errorf("hash(%s) = %s, %v; want %s", v.Compact(), got, err, want)
 		}
+	}
+}
+
+// TestWriteFileChecked: a failing check leaves the path as it was; a
+// passing one writes the lock.
+func TestWriteFileChecked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "warden.lock")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := buildDemo(t)
+	refused := errors.New("refused")
+	if err := WriteFileChecked(path, l, func() error { return refused }); !errors.Is(err, refused) {
+		t.Fatalf("err = %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Fatalf("a refused write replaced the file: %q", got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+	if err := WriteFileChecked(path, l, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, Marshal(l)) {
+		t.Fatal("the checked write wrote something else")
 	}
 }

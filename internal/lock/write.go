@@ -271,12 +271,26 @@ func (e *encoder) tool(t *Tool) {
 // behind. A lock larger than MaxFileBytes is refused and nothing is
 // written: warden would refuse to read it back.
 func WriteFile(path string, l *Lock) error {
-	return writeLockFile(path, l, MaxFileBytes)
+	return writeLockFile(path, l, MaxFileBytes, nil)
 }
 
-// writeLockFile is WriteFile with a size limit of max bytes.
-func writeLockFile(path string, l *Lock, max int64) error {
-	return writeAtomic(path, func(w io.Writer) error {
+// WriteFileChecked is WriteFile that runs check while the lock is being
+// written and replaces path only if check succeeds: a check of the lock's
+// content (such as the stored-secret check of a pin) then costs no time of
+// its own. check must only read l, which is also being read to be written.
+func WriteFileChecked(path string, l *Lock, check func() error) error {
+	return writeLockFile(path, l, MaxFileBytes, check)
+}
+
+// writeLockFile is WriteFile with a size limit of max bytes and an
+// optional check (see WriteFileChecked).
+func writeLockFile(path string, l *Lock, max int64, check func() error) error {
+	var checked chan error
+	if check != nil {
+		checked = make(chan error, 1)
+		go func() { checked <- check() }()
+	}
+	err := writeAtomic(path, func(w io.Writer) error {
 		lw := &limitWriter{w: w, max: max}
 		if err := encode(lw, l); err != nil {
 			return err
@@ -284,8 +298,19 @@ func writeLockFile(path string, l *Lock, max int64) error {
 		if lw.n > max {
 			return fmt.Errorf("write lock %s: the lock would be %d bytes, more than the %s a lock may be (warden could not read it back)", path, lw.n, limitText(max))
 		}
+		if checked != nil {
+			err := <-checked
+			checked = nil
+			return err
+		}
 		return nil
 	})
+	if checked != nil {
+		// The write failed before the check was waited for: wait now, so
+		// that check never outlives the call.
+		<-checked
+	}
+	return err
 }
 
 // limitWriter passes at most max bytes on to w and counts the rest.

@@ -150,11 +150,6 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		}
 	}
 	l := b.lock
-	if !o.AllowSecretInLock {
-		if err := storedSecrets(l); err != nil {
-			return nil, err
-		}
-	}
 	fs := b.findings
 	l.Findings = fs
 	l.WardenVersion = o.Version
@@ -173,7 +168,13 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	if err := lock.WriteFile(o.LockPath, l); err != nil {
+	// The lock must not store a secret verbatim: checked while it is
+	// written, and nothing replaces o.LockPath if one is found.
+	var check func() error
+	if !o.AllowSecretInLock {
+		check = func() error { return storedSecrets(l) }
+	}
+	if err := lock.WriteFileChecked(o.LockPath, l, check); err != nil {
 		return nil, err
 	}
 	return &PinResult{Lock: l, Findings: fs}, nil
