@@ -25,14 +25,47 @@ type built struct {
 	protocol string
 }
 
-// buildCaptured builds the lock and findings of a captured surface; a
-// build failure is wrapped with what.
+// buildCaptured builds the lock and findings of a captured surface, as
+// lock.Build and findings.Scan do but with one capability analysis per
+// tool for both; a build failure is wrapped with what.
 func buildCaptured(s *surface.Surface, what string) (*built, error) {
-	l, err := lock.Build(s)
+	b := lock.NewBuilder()
+	var sc findings.Scanner
+	err := b.SetServer(s.Server)
+	for _, t := range s.Tools {
+		if err != nil {
+			break
+		}
+		a := caps.Analyze(t.Name, t.InputSchema)
+		if err = b.AddAnalyzedTool(t, a); err == nil {
+			sc.AnalyzedTool(t, a)
+		}
+	}
+	for _, r := range s.Resources {
+		if err != nil {
+			break
+		}
+		if err = b.AddResource(r); err == nil {
+			sc.Resource(r)
+		}
+	}
+	for _, p := range s.Prompts {
+		if err != nil {
+			break
+		}
+		if err = b.AddPrompt(p); err == nil {
+			sc.Prompt(p)
+		}
+	}
+	var l *lock.Lock
+	if err == nil {
+		l, err = b.Finish()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return &built{lock: l, findings: findings.Scan(s), protocol: s.ProtocolVersion}, nil
+	sc.Launch(s.Server)
+	return &built{lock: l, findings: sc.Findings(), protocol: s.ProtocolVersion}, nil
 }
 
 // validateSurface refuses a surface file given together with a server.

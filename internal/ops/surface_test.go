@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/surface"
@@ -110,8 +111,9 @@ func TestReadSurfaceCancelled(t *testing.T) {
 	}
 }
 
-// TestReadSurfaceMatchesBuild: a surface file read entry by entry makes
-// the lock and findings that building the whole parsed surface makes.
+// TestReadSurfaceMatchesBuild: a surface file read entry by entry, and a
+// captured surface built by buildCaptured, make the lock and findings of
+// lock.Build and findings.Scan.
 func TestReadSurfaceMatchesBuild(t *testing.T) {
 	text := surfaceText(120, map[int]string{7: `{"name": "shell_exec", "inputSchema": 5}`, 9: `{"name": "run", "inputSchema": {"properties": {"command": {"type": "string", "default": "AKIA` + strings.Repeat("Q", 16) + `"}}}}`})
 	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3)
@@ -126,9 +128,17 @@ func TestReadSurfaceMatchesBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := buildCaptured(s, "build")
+	l, err := lock.Build(s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := &built{lock: l, findings: findings.Scan(s)}
+	captured, err := buildCaptured(s, "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lock.Marshal(captured.lock), lock.Marshal(want.lock)) || fmt.Sprint(captured.findings) != fmt.Sprint(want.findings) {
+		t.Error("buildCaptured differs from lock.Build and findings.Scan")
 	}
 	if !bytes.Equal(lock.Marshal(got.lock), lock.Marshal(want.lock)) {
 		t.Error("the lock differs from lock.Build's")
