@@ -20,5 +20,6 @@ func killGroup(int) {}
 // no process is started on these systems.
 func processParents() map[int]int { return nil }
 func descendants(int) []int       { return nil }
-func killAll(int, []int)          {}
-func killAndReap([]int)           {}
+func killAll(int, []int, bool)    {}
+func killAndReap([]int, bool)     {}
+func ownChildren() []int          { return nil }

@@ -4,6 +4,8 @@ package capture
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -62,11 +64,71 @@ func processParents() map[int]int {
 	return parents
 }
 
+// childrenOf lists the children of pid from /proc/PID/task/*/children,
+// which costs a read per thread rather than one per process on the machine.
+// ok is false where the kernel does not offer those files; a pid that is
+// gone has no children.
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, errors.Is(err, fs.ErrNotExist) && procExists()
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, terr := os.Stat(dir + "/" + t.Name()); terr == nil {
+				return nil, false // no such file for a live thread: not offered
+			}
+			continue // the thread ended meanwhile
+		}
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(data) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				kids = append(kids, c)
+			}
+		}
+	}
+	return kids, true
+}
+
+// procExists reports whether /proc is there to be read at all.
+func procExists() bool {
+	_, err := os.Stat("/proc/self/task")
+	return err == nil
+}
+
 // descendants returns every process below root in the process tree,
 // whatever their process group or session: a server's child that called
 // setsid() has left the group but is still in the tree while its parent
-// lives.
+// lives. It walks the children files, and falls back to reading every
+// process's parent where the kernel has none.
 func descendants(root int) []int {
+	var out []int
+	queue := []int{root}
+	seen := map[int]bool{root: true}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		kids, ok := childrenOf(p)
+		if !ok {
+			return descendantsByScan(root)
+		}
+		for _, c := range kids {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+// descendantsByScan is descendants through every process's parent.
+func descendantsByScan(root int) []int {
 	children := map[int][]int{}
 	for pid, ppid := range processParents() {
 		children[ppid] = append(children[ppid], pid)
@@ -88,31 +150,51 @@ func descendants(root int) []int {
 	return out
 }
 
-// killAll ends a server: its process tree and its process group, and
-// reaps what was re-parented to warden.
-func killAll(pgid int, tree []int) {
-	killGroup(pgid)
-	killAndReap(tree)
-}
-
-// killAndReap sends SIGKILL to each process and reaps those that are
-// warden's children (orphans re-parented to warden as subreaper), so that
-// none is left a zombie. Processes that are not warden's children are
-// reaped by their own parents.
-func killAndReap(pids []int) {
+// ownChildren returns this process's children.
+func ownChildren() []int {
+	if kids, ok := childrenOf(os.Getpid()); ok {
+		return kids
+	}
 	self := os.Getpid()
-	var ours []int
-	parents := processParents()
-	for _, p := range pids {
-		if p <= 1 || p == self {
-			continue
-		}
-		_ = syscall.Kill(p, syscall.SIGKILL)
-		if parents[p] == self {
-			ours = append(ours, p)
+	var kids []int
+	for pid, ppid := range processParents() {
+		if ppid == self {
+			kids = append(kids, pid)
 		}
 	}
-	for _, p := range ours {
+	return kids
+}
+
+// killAll ends a server: its process tree and its process group. With
+// reap set (warden is a subreaper), what was re-parented to warden is
+// reaped too.
+func killAll(pgid int, tree []int, reap bool) {
+	killGroup(pgid)
+	killAndReap(tree, reap)
+}
+
+// killAndReap sends SIGKILL to each process and, with reap set, reaps those
+// that are warden's children (orphans re-parented to warden as subreaper),
+// so that none is left a zombie. Processes that are not warden's children
+// are reaped by their own parents; without a subreaper none of a tree is.
+func killAndReap(pids []int, reap bool) {
+	self := os.Getpid()
+	for _, p := range pids {
+		if p > 1 && p != self {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	if !reap || len(pids) == 0 {
+		return
+	}
+	mine := map[int]bool{}
+	for _, c := range ownChildren() {
+		mine[c] = true
+	}
+	for _, p := range pids {
+		if !mine[p] {
+			continue
+		}
 		done := make(chan struct{})
 		go func() {
 			var ws syscall.WaitStatus

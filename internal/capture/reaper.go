@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"os"
 	"sync"
 )
 
@@ -62,12 +61,11 @@ func (r *Reaper) finished(pid int) {
 	if !r.enabled {
 		return
 	}
-	self := os.Getpid()
 	var orphans []int
-	for p, parent := range processParents() {
-		if parent == self && !spare[p] && p != pid {
+	for _, p := range ownChildren() {
+		if !spare[p] && p != pid {
 			orphans = append(orphans, p)
 		}
 	}
-	killAndReap(orphans)
+	killAndReap(orphans, true)
 }

@@ -163,7 +163,7 @@ func startStdio(ctx context.Context, cfg *config, b *budget) (*stdioConn, error)
 	cfg.Reaper.started(c.pgid)
 	// The deadline kills the whole group and tree at once; every blocked
 	// read and write on the pipes then returns.
-	c.stopKill = context.AfterFunc(ctx, func() { killAll(c.pgid, descendants(c.pgid)) })
+	c.stopKill = context.AfterFunc(ctx, func() { killAll(c.pgid, descendants(c.pgid), cfg.Reaper.Enabled()) })
 	go func() {
 		_ = cmd.Wait()
 		close(c.waitDone)
@@ -336,7 +336,7 @@ func (c *stdioConn) close(ok bool) string {
 		}
 		t.Stop()
 	}
-	killAll(c.pgid, append(tree, descendants(c.pgid)...))
+	killAll(c.pgid, append(tree, descendants(c.pgid)...), c.cfg.Reaper.Enabled())
 	select {
 	case <-c.waitDone:
 	case <-time.After(reapGrace):
