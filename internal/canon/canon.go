@@ -14,7 +14,6 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
 
@@ -300,9 +299,9 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 // (RFC 8785 §3.2.3); most objects are small or already in order.
 func sortMembers(ms []jsonv.Member) {
 	for i := 1; i < len(ms); i++ {
-		if compareUTF16(ms[i-1].Key, ms[i].Key) > 0 {
+		if jsonv.CompareUTF16(ms[i-1].Key, ms[i].Key) > 0 {
 			if len(ms) > 16 {
-				slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return compareUTF16(a.Key, b.Key) })
+				slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return jsonv.CompareUTF16(a.Key, b.Key) })
 				return
 			}
 			// A schema object has a handful of keys: a plain insertion
@@ -310,7 +309,7 @@ func sortMembers(ms []jsonv.Member) {
 			for ; i < len(ms); i++ {
 				m := ms[i]
 				j := i
-				for j > 0 && compareUTF16(ms[j-1].Key, m.Key) > 0 {
+				for j > 0 && jsonv.CompareUTF16(ms[j-1].Key, m.Key) > 0 {
 					ms[j] = ms[j-1]
 					j--
 				}
@@ -319,40 +318,6 @@ func sortMembers(ms []jsonv.Member) {
 			return
 		}
 	}
-}
-
-// compareUTF16 orders two strings by UTF-16 code units. UTF-8 byte order is
-// code point order, which differs only where an astral character (a
-// surrogate pair, units D800-DFFF) meets a BMP character in E000-FFFF; so
-// compare the first differing characters by their first UTF-16 unit.
-func compareUTF16(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	if i == n {
-		return len(a) - len(b)
-	}
-	// Back up to the start of the character holding the first difference.
-	for i > 0 && !utf8.RuneStart(a[i]) {
-		i--
-	}
-	ra, _ := utf8.DecodeRuneInString(a[i:])
-	rb, _ := utf8.DecodeRuneInString(b[i:])
-	ua, ub := firstUnit(ra), firstUnit(rb)
-	if ua != ub {
-		return int(ua) - int(ub)
-	}
-	return int(ra) - int(rb)
-}
-
-// firstUnit is the first UTF-16 code unit of r.
-func firstUnit(r rune) rune {
-	if r >= 0x10000 {
-		return 0xD800 + (r-0x10000)>>10
-	}
-	return r
 }
 
 // HashBytes formats the digest of already canonical bytes.

@@ -128,7 +128,7 @@ func TestCompareUTF16(t *testing.T) {
 		{"\U00010000", "\U0010FFFF", -1},
 	}
 	for _, tc := range tests {
-		got := compareUTF16(tc.a, tc.b)
+		got := jsonv.CompareUTF16(tc.a, tc.b)
 		if (got < 0) != (tc.want < 0) || (got > 0) != (tc.want > 0) {
 			t.Errorf("compareUTF16(%q, %q) = %d, want sign %d", tc.a, tc.b, got, tc.want)
 		}

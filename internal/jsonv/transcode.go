@@ -318,7 +318,7 @@ func (t *transcoder) object(depth int) error {
 func (t *transcoder) order(first int, members []span) {
 	sorted := true
 	for i := 1; i < len(members); i++ {
-		if compareUTF16(members[i-1].key, members[i].key) > 0 {
+		if CompareUTF16(members[i-1].key, members[i].key) > 0 {
 			sorted = false
 			break
 		}
@@ -326,7 +326,7 @@ func (t *transcoder) order(first int, members []span) {
 	if sorted {
 		return
 	}
-	slices.SortStableFunc(members, func(a, b span) int { return compareUTF16(a.key, b.key) })
+	slices.SortStableFunc(members, func(a, b span) int { return CompareUTF16(a.key, b.key) })
 	t.tmp = t.tmp[:0]
 	for i, m := range members {
 		if i > 0 {
@@ -337,12 +337,12 @@ func (t *transcoder) order(first int, members []span) {
 	t.k = append(t.k[:first], t.tmp...)
 }
 
-// compareUTF16 orders two strings by UTF-16 code units, as RFC 8785 sorts
-// keys (package canon's comparison; FuzzTranscode holds the two to the same
-// output). UTF-8 byte order is code point order, which differs only where a
-// character above U+FFFF meets one from U+E000 to U+FFFF; so compare the
-// first differing characters by their first UTF-16 unit.
-func compareUTF16(a, b string) int {
+// CompareUTF16 orders two strings by UTF-16 code units, as RFC 8785 sorts
+// object keys (package canon sorts with it too). UTF-8 byte order is code
+// point order, which differs only where a character above U+FFFF meets one
+// from U+E000 to U+FFFF; so compare the first differing characters by their
+// first UTF-16 unit.
+func CompareUTF16(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
