@@ -13,13 +13,9 @@ func RedactSecrets(s string) string {
 	if s == "" {
 		return s
 	}
-	m := newMatcher(s)
-	var spans []span
-	for _, r := range vendorRules {
-		spans = m.find(r, spans)
-	}
+	spans := vendorSpans(s)
 	hits := entropyHits(s, spans)
-	out := maskVendorSecrets(s)
+	out := maskSpans(s, spans)
 	for _, h := range hits {
 		if strings.Contains(h, "/") {
 			continue

@@ -43,11 +43,7 @@ func ScanField(value, target string) []lock.Finding {
 	if value == "" {
 		return nil
 	}
-	m := newMatcher(value)
-	var spans []span
-	for _, r := range vendorRules {
-		spans = m.find(r, spans)
-	}
+	spans := vendorSpans(value)
 	out := make([]lock.Finding, 0, len(spans))
 	for _, sp := range spans {
 		out = append(out, lock.Finding{
@@ -200,14 +196,25 @@ func matchedTexts(value string, spans []span) []string {
 // ordinary package and tool names, and masking those would change findings
 // the reference emits for perfectly normal servers.
 func maskVendorSecrets(s string) string {
+	return maskSpans(s, vendorSpans(s))
+}
+
+// vendorSpans are the vendor-pattern matches in s.
+func vendorSpans(s string) []span {
 	if s == "" {
-		return s
+		return nil
 	}
 	m := newMatcher(s)
 	var spans []span
 	for _, r := range vendorRules {
 		spans = m.find(r, spans)
 	}
+	return spans
+}
+
+// maskSpans replaces the spans of s (overlapping ones merged) by their
+// redaction.
+func maskSpans(s string, spans []span) string {
 	if len(spans) == 0 {
 		return s
 	}

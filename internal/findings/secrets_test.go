@@ -237,15 +237,6 @@ func naiveEntropyHits(value string, spans []span) []string {
 	return hits
 }
 
-func vendorSpans(value string) []span {
-	m := newMatcher(value)
-	var spans []span
-	for _, r := range vendorRules {
-		spans = m.find(r, spans)
-	}
-	return spans
-}
-
 // TestEntropyHitsMatchNaive compares the containment index with the
 // pairwise definition on inputs built to be full of substring and
 // superstring relations.
