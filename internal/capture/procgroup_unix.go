@@ -106,40 +106,30 @@ func procExists() bool {
 // lives. It walks the children files, and falls back to reading every
 // process's parent where the kernel has none.
 func descendants(root int) []int {
-	var out []int
-	queue := []int{root}
-	seen := map[int]bool{root: true}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		kids, ok := childrenOf(p)
-		if !ok {
-			return descendantsByScan(root)
-		}
-		for _, c := range kids {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-				queue = append(queue, c)
-			}
-		}
+	if out, ok := walkTree(root, childrenOf); ok {
+		return out
 	}
-	return out
-}
-
-// descendantsByScan is descendants through every process's parent.
-func descendantsByScan(root int) []int {
 	children := map[int][]int{}
 	for pid, ppid := range processParents() {
 		children[ppid] = append(children[ppid], pid)
 	}
-	var out []int
+	out, _ := walkTree(root, func(p int) ([]int, bool) { return children[p], true })
+	return out
+}
+
+// walkTree lists the processes below root, breadth first, asking kids for
+// each one's children; it gives up (ok false) when kids does.
+func walkTree(root int, kids func(int) ([]int, bool)) (out []int, ok bool) {
 	queue := []int{root}
 	seen := map[int]bool{root: true}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		for _, c := range children[p] {
+		cs, ok := kids(p)
+		if !ok {
+			return nil, false
+		}
+		for _, c := range cs {
 			if !seen[c] {
 				seen[c] = true
 				out = append(out, c)
@@ -147,7 +137,7 @@ func descendantsByScan(root int) []int {
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // ownChildren returns this process's children.
