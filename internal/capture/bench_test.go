@@ -5,7 +5,6 @@ package capture
 import (
 	"context"
 	"errors"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -117,28 +116,10 @@ func BenchmarkCaptureHostileManyTools(b *testing.B) {
 	argv := []string{testserver.Build(b, rawPkg), "-mode", "many-tools", "-tools", "1200000", "-pages", "4"}
 	var peakMiB float64
 	for b.Loop() {
-		runtime.GC()
-		var before runtime.MemStats
-		runtime.ReadMemStats(&before)
-		peak := before.HeapInuse
-		stop := make(chan struct{})
-		sampled := make(chan struct{})
-		go func() {
-			defer close(sampled)
-			var m runtime.MemStats
-			for {
-				runtime.ReadMemStats(&m)
-				peak = max(peak, m.HeapInuse)
-				select {
-				case <-stop:
-					return
-				case <-time.After(2 * time.Millisecond):
-				}
-			}
-		}()
-		_, err := Capture(context.Background(), Options{Argv: argv})
-		close(stop)
-		<-sampled
+		var err error
+		before, _, peak := measureHeap(func() {
+			_, err = Capture(context.Background(), Options{Argv: argv})
+		})
 		var e *Error
 		if !errors.As(err, &e) {
 			b.Fatalf("capture was not refused: %v", err)

@@ -449,15 +449,12 @@ func TestCaptureCancelledByCaller(t *testing.T) {
 	}
 }
 
-// TestCaptureHugeLineBoundedMemory is not parallel: it measures the heap,
-// which other tests' allocations would blur.
-func TestCaptureHugeLineBoundedMemory(t *testing.T) {
-	argv := raw(t, "huge-line")
+// measureHeap runs fn after a GC while sampling the heap in use, and
+// returns the memory statistics before and after it and the peak HeapInuse.
+func measureHeap(fn func()) (before, after runtime.MemStats, peak uint64) {
 	runtime.GC()
-	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-
-	var peak uint64
+	peak = before.HeapInuse
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
@@ -469,17 +466,28 @@ func TestCaptureHugeLineBoundedMemory(t *testing.T) {
 			select {
 			case <-stop:
 				return
-			case <-time.After(5 * time.Millisecond):
+			case <-time.After(2 * time.Millisecond):
 			}
 		}
 	}()
-	start := time.Now()
-	_, err := run(t, Options{Argv: argv})
-	elapsed := time.Since(start)
+	fn()
 	close(stop)
 	<-sampled
-	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
+	return before, after, peak
+}
+
+// TestCaptureHugeLineBoundedMemory is not parallel: it measures the heap,
+// which other tests' allocations would blur.
+func TestCaptureHugeLineBoundedMemory(t *testing.T) {
+	argv := raw(t, "huge-line")
+	var err error
+	var elapsed time.Duration
+	before, after, peak := measureHeap(func() {
+		start := time.Now()
+		_, err = run(t, Options{Argv: argv})
+		elapsed = time.Since(start)
+	})
 
 	e := wantFailure(t, err, Failed, "tools/list page 1: reading the server's stdout: a message from the server exceeds the limit of 16777216 bytes")
 	var le *limitError
