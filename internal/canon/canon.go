@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
 
@@ -142,6 +143,9 @@ func (h *Hasher) Begin() {
 	}
 	h.sha.Reset()
 	h.enc.buf = h.enc.buf[:0]
+	// A refused value leaves its sorted members behind.
+	clear(h.enc.scratch)
+	h.enc.scratch = h.enc.scratch[:0]
 	h.enc.sink = h.sha
 }
 
@@ -246,6 +250,10 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 			e.buf = append(e.buf, v.Text...)
 		}
 	case jsonv.Float:
+		if b, ok := appendPlainDecimal(e.buf, v.Text); ok {
+			e.buf = b
+			break
+		}
 		f, _ := v.Float64()
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return fmt.Errorf("number %.40s is not finite", v.Text)
@@ -271,13 +279,17 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 		e.buf = append(e.buf, ']')
 	default:
 		e.buf = append(e.buf, '{')
-		// The sorted members sit on the scratch stack while their values
-		// are written; nested objects push above them. If the stack grows
-		// and moves, this level keeps reading its (unchanged) old segment.
-		base := len(e.scratch)
-		e.scratch = append(e.scratch, v.Members...)
-		members := e.scratch[base:]
-		sortMembers(members)
+		// Most objects arrive with their members in order already, and are
+		// written as they stand. The others are sorted on the scratch stack
+		// while their values are written; nested objects push above them.
+		// If the stack grows and moves, this level keeps reading its
+		// (unchanged) old segment.
+		members, base := v.Members, len(e.scratch)
+		if i := firstUnsorted(members); i > 0 {
+			e.scratch = append(e.scratch, members...)
+			members = e.scratch[base:]
+			sortFrom(members, i)
+		}
 		for i, m := range members {
 			if i > 0 {
 				e.buf = append(e.buf, ',')
@@ -288,35 +300,118 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 				return err
 			}
 		}
-		clear(e.scratch[base:])
-		e.scratch = e.scratch[:base]
+		if len(e.scratch) > base {
+			clear(e.scratch[base:])
+			e.scratch = e.scratch[:base]
+		}
 		e.buf = append(e.buf, '}')
 	}
 	return nil
 }
 
-// sortMembers orders members in place by their keys' UTF-16 code units
-// (RFC 8785 §3.2.3); most objects are small or already in order.
-func sortMembers(ms []jsonv.Member) {
-	for i := 1; i < len(ms); i++ {
-		if jsonv.CompareUTF16(ms[i-1].Key, ms[i].Key) > 0 {
-			if len(ms) > 16 {
-				slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return jsonv.CompareUTF16(a.Key, b.Key) })
-				return
-			}
-			// A schema object has a handful of keys: a plain insertion
-			// sort (stable) from the first one out of order.
-			for ; i < len(ms); i++ {
-				m := ms[i]
-				j := i
-				for j > 0 && jsonv.CompareUTF16(ms[j-1].Key, m.Key) > 0 {
-					ms[j] = ms[j-1]
-					j--
-				}
-				ms[j] = m
-			}
-			return
+// appendPlainDecimal appends the ECMAScript form of a float literal
+// written as a plain decimal (-?digits.digits, no exponent) with at most 15
+// significant digits and no more than five zeros after the point before
+// the first nonzero digit, and reports false, appending nothing, for any
+// other literal. Such a literal is finite and normal, and 15 digits is
+// what a float64 holds exactly (DBL_DIG): no other decimal of 15 digits or
+// fewer rounds to the same float64, so the shortest text that rounds back
+// to it is the literal's own digits. Its magnitude, from 1e-6 up to below
+// 1e15, is in the range ECMAScript writes without an exponent; so the
+// form is the literal without leading zeros before the point, without
+// trailing zeros after it, and without a point when nothing is left after
+// it. Zero of either sign is 0. TestPlainDecimal holds this to
+// jcs.NumberToJSON.
+func appendPlainDecimal(dst []byte, lit string) ([]byte, bool) {
+	s, neg := strings.CutPrefix(lit, "-")
+	ip, fp, ok := strings.Cut(s, ".")
+	if !ok || ip == "" || fp == "" || !allDigits(ip) || !allDigits(fp) {
+		return dst, false
+	}
+	ip = strings.TrimLeft(ip, "0")
+	fp = strings.TrimRight(fp, "0")
+	switch {
+	case ip == "" && fp == "":
+		return append(dst, '0'), true
+	case ip == "":
+		sig := strings.TrimLeft(fp, "0")
+		if len(fp)-len(sig) > 5 || len(sig) > 15 {
+			return dst, false
 		}
+	case len(ip)+len(fp) > 15:
+		return dst, false
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
+	if ip == "" {
+		dst = append(dst, '0')
+	} else {
+		dst = append(dst, ip...)
+	}
+	if fp != "" {
+		dst = append(dst, '.')
+		dst = append(dst, fp...)
+	}
+	return dst, true
+}
+
+// allDigits reports whether s is all ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// compareKeys is jsonv.CompareUTF16 (RFC 8785 §3.2.3 key order), deciding
+// on the spot when the first differing bytes are both ASCII: then they
+// are whole characters of one code unit each, which CompareUTF16 would
+// compare the same way.
+func compareKeys(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if ca, cb := a[i], b[i]; ca != cb {
+			if ca < utf8.RuneSelf && cb < utf8.RuneSelf {
+				return int(ca) - int(cb)
+			}
+			return jsonv.CompareUTF16(a, b)
+		}
+	}
+	return len(a) - len(b)
+}
+
+// firstUnsorted returns the index of the first member whose key sorts
+// before its predecessor's, or 0 when the members are in order.
+func firstUnsorted(ms []jsonv.Member) int {
+	for i := 1; i < len(ms); i++ {
+		if compareKeys(ms[i-1].Key, ms[i].Key) > 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+// sortFrom orders members in place by their keys' UTF-16 code units
+// (RFC 8785 §3.2.3), keeping members with equal keys in their order; the
+// first i are in order already.
+func sortFrom(ms []jsonv.Member, i int) {
+	if len(ms) > 16 {
+		slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return compareKeys(a.Key, b.Key) })
+		return
+	}
+	// A schema object has a handful of keys: a plain insertion sort
+	// (stable) from the first one out of order.
+	for ; i < len(ms); i++ {
+		m := ms[i]
+		j := i
+		for j > 0 && compareKeys(ms[j-1].Key, m.Key) > 0 {
+			ms[j] = ms[j-1]
+			j--
+		}
+		ms[j] = m
 	}
 }
 

@@ -1,0 +1,170 @@
+package canon
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gowebpki/jcs"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// viaJCS is the general float path: the literal's float64 formatted by
+// jcs.NumberToJSON.
+func viaJCS(t *testing.T, lit string) string {
+	t.Helper()
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		t.Fatalf("ParseFloat(%q): %v", lit, err)
+	}
+	s, err := jcs.NumberToJSON(f)
+	if err != nil {
+		t.Fatalf("NumberToJSON(%q): %v", lit, err)
+	}
+	return s
+}
+
+func TestPlainDecimal(t *testing.T) {
+	tests := []struct {
+		lit  string
+		want string // "" when the fast path must decline
+	}{
+		{"1.0", "1"}, {"-1.0", "-1"}, {"0.0", "0"}, {"-0.0", "0"}, {"0.000", "0"},
+		{"2.50", "2.5"}, {"101.0", "101"}, {"100.0", "100"}, {"0.5", "0.5"},
+		{"-0.25", "-0.25"}, {"3600.0", "3600"}, {"0.000001", "0.000001"},
+		{"0.0000015", "0.0000015"}, {"123456789012345.0", "123456789012345"},
+		{"0.123456789012345", "0.123456789012345"},
+		{"12345678.9012345", "12345678.9012345"},
+		{"0.0000001", ""}, {"1234567890123456.0", ""}, {"0.1234567890123456", ""},
+		{"1e2", ""}, {"1.5e2", ""}, {"1.5E2", ""}, {"12", ""}, {"-12", ""},
+		{".5", ""}, {"5.", ""}, {"-", ""}, {"", ""}, {"1.2.3", ""}, {"--1.0", ""},
+	}
+	for _, tc := range tests {
+		got, ok := appendPlainDecimal(nil, tc.lit)
+		if !ok {
+			if tc.want != "" {
+				t.Errorf("appendPlainDecimal(%q) declined, want %s", tc.lit, tc.want)
+			}
+			continue
+		}
+		if tc.want == "" {
+			t.Errorf("appendPlainDecimal(%q) = %s, want it to decline", tc.lit, got)
+			continue
+		}
+		if string(got) != tc.want || string(got) != viaJCS(t, tc.lit) {
+			t.Errorf("appendPlainDecimal(%q) = %s, want %s (jcs %s)", tc.lit, got, tc.want, viaJCS(t, tc.lit))
+		}
+	}
+}
+
+// TestPlainDecimalMatchesJCS holds the fast path to the general one on
+// random plain decimals around its limits: up to 17 digits, up to 8 zeros
+// after the point, either sign.
+func TestPlainDecimalMatchesJCS(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 200000
+	if testing.Short() {
+		n = 20000
+	}
+	taken := 0
+	for range n {
+		var b strings.Builder
+		if r.IntN(2) == 0 {
+			b.WriteByte('-')
+		}
+		if r.IntN(3) == 0 {
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", r.IntN(9)))
+			writeDigits(r, &b, 1+r.IntN(17))
+		} else {
+			writeDigits(r, &b, 1+r.IntN(17))
+			b.WriteByte('.')
+			writeDigits(r, &b, 1+r.IntN(17))
+		}
+		lit := b.String()
+		got, ok := appendPlainDecimal(nil, lit)
+		if !ok {
+			continue
+		}
+		taken++
+		if want := viaJCS(t, lit); string(got) != want {
+			t.Fatalf("appendPlainDecimal(%q) = %s, jcs %s", lit, got, want)
+		}
+	}
+	if taken < n/4 {
+		t.Errorf("the fast path took only %d of %d literals", taken, n)
+	}
+}
+
+// writeDigits writes n random digits, the first nonzero and the last
+// often zero (trailing zeros are what the fast path trims).
+func writeDigits(r *rand.Rand, b *strings.Builder, n int) {
+	for i := range n {
+		d := byte('0' + r.IntN(10))
+		if i == 0 && d == '0' {
+			d = '1'
+		}
+		if i == n-1 && r.IntN(3) == 0 {
+			d = '0'
+		}
+		b.WriteByte(d)
+	}
+}
+
+// TestSortedMembersMatchSort holds the encoder's in-order and sorted paths
+// to a full stable sort by jsonv.CompareUTF16, on keys mixing ASCII,
+// BMP characters on both sides of U+E000, and characters above U+FFFF.
+func TestSortedMembersMatchSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "b", "A", "_", "é", "\u2028", "\ue000", "\uffee", "\U0001F600", "\U00010000", "\x7f", "0"}
+	for range 20000 {
+		// Keys are distinct, as in a parsed object (jcs refuses repeats).
+		var ms []jsonv.Member
+		seen := map[string]bool{}
+		for i := range r.IntN(24) {
+			var k strings.Builder
+			for range r.IntN(4) {
+				k.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			if !seen[k.String()] {
+				seen[k.String()] = true
+				ms = append(ms, jsonv.M(k.String(), jsonv.NewInt(int64(i))))
+			}
+		}
+		if r.IntN(2) == 0 {
+			sortByCompareUTF16(ms)
+		}
+		want := append([]jsonv.Member(nil), ms...)
+		sortByCompareUTF16(want)
+		got, err := Canonical(jsonv.NewObject(ms...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := canonicalViaJCS(jsonv.NewObject(want...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(exp) {
+			t.Fatalf("members %v: got %s, want %s", ms, got, exp)
+		}
+		for i := 1; i < len(ms); i++ {
+			for j := range i {
+				a, b := ms[j].Key, ms[i].Key
+				if c, w := compareKeys(a, b), jsonv.CompareUTF16(a, b); (c < 0) != (w < 0) || (c > 0) != (w > 0) {
+					t.Fatalf("compareKeys(%q, %q) = %d, CompareUTF16 %d", a, b, c, w)
+				}
+			}
+		}
+	}
+}
+
+// sortByCompareUTF16 is the plain stable sort the encoder stands for.
+func sortByCompareUTF16(ms []jsonv.Member) {
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && jsonv.CompareUTF16(ms[j-1].Key, ms[j].Key) > 0; j-- {
+			ms[j-1], ms[j] = ms[j], ms[j-1]
+		}
+	}
+}
