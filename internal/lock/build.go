@@ -95,15 +95,29 @@ func (b *Builder) AddTool(t surface.Tool) error {
 // been tokenized already (caps.Analyze(t.Name, t.InputSchema)), as a
 // caller that also scans the tool for findings has; a nil a is AddTool.
 func (b *Builder) AddAnalyzedTool(t surface.Tool, a *caps.Analysis) error {
+	e, err := b.BuildAnalyzedTool(t, a)
+	if err != nil {
+		return err
+	}
+	b.AddBuilt(e)
+	return nil
+}
+
+// BuildAnalyzedTool builds the entry AddAnalyzedTool would add, without
+// adding it: a caller building tools on several goroutines (each with its
+// own Fork) adds them to one Builder with AddBuilt, in the order it chooses.
+func (b *Builder) BuildAnalyzedTool(t surface.Tool, a *caps.Analysis) (Tool, error) {
 	b.s.caps = a
 	e, err := buildTool(&b.s, t)
 	b.s.caps = nil
 	if err != nil {
-		return fmt.Errorf("tool %q: %w", t.Name, err)
+		return Tool{}, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	b.l.Tools = append(b.l.Tools, e)
-	return nil
+	return e, nil
 }
+
+// AddBuilt adds a tool entry made by BuildAnalyzedTool.
+func (b *Builder) AddBuilt(e Tool) { b.l.Tools = append(b.l.Tools, e) }
 
 // AddResource adds one resource entry.
 func (b *Builder) AddResource(r surface.Resource) error {

@@ -164,7 +164,8 @@ func (e *encoder) flush() {
 }
 
 func (e *encoder) maybeFlush() {
-	if len(e.b) >= flushAt {
+	// Without a writer (AppendToolText) the text simply grows.
+	if e.w != nil && len(e.b) >= flushAt {
 		e.flush()
 	}
 }
@@ -204,6 +205,16 @@ func (e *encoder) array(n, level int, item func(i int)) {
 // straight from their compact text.
 func encode(w io.Writer, l *Lock) error {
 	e := &encoder{w: w, b: make([]byte, 0, 2*flushAt)}
+	e.head(l)
+	e.array(len(l.Tools), 2, func(i int) { e.tool(&l.Tools[i]) })
+	e.tail(l)
+	e.flush()
+	return e.err
+}
+
+// head writes the text before the tools array: the opening brace, the
+// members up to server, and the "tools" key.
+func (e *encoder) head(l *Lock) {
 	e.b = append(e.b, '{')
 	e.member(true, "schema_version", 1)
 	e.b = strconv.AppendInt(e.b, int64(l.SchemaVersion), 10)
@@ -212,7 +223,11 @@ func encode(w io.Writer, l *Lock) error {
 	e.member(false, "server", 1)
 	e.b = pyfmt.AppendIndent(e.b, ServerValue(l.Server), lockIndent, 1)
 	e.member(false, "tools", 1)
-	e.array(len(l.Tools), 2, func(i int) { e.tool(&l.Tools[i]) })
+}
+
+// tail writes the text after the tools array: the members from resources
+// on, the closing brace and the trailing newline.
+func (e *encoder) tail(l *Lock) {
 	e.member(false, "resources", 1)
 	e.array(len(l.Resources), 2, func(i int) {
 		e.b = pyfmt.AppendIndent(e.b, ResourceValue(l.Resources[i]), lockIndent, 2)
@@ -230,8 +245,16 @@ func encode(w io.Writer, l *Lock) error {
 	e.member(false, "pin", 1)
 	e.b = pyfmt.AppendIndent(e.b, PinValue(l.Pin), lockIndent, 1)
 	e.b = append(pyfmt.Newline(e.b, lockIndent, 0), '}', '\n')
-	e.flush()
-	return e.err
+}
+
+// AppendToolText appends the text of one tool entry exactly as the lock
+// file holds it inside its tools array (from its opening brace to its
+// closing one, indented for that place), so that entries can be rendered
+// on the goroutines that build them and written by a StreamWriter.
+func AppendToolText(dst []byte, t *Tool) []byte {
+	e := &encoder{b: dst}
+	e.tool(t)
+	return e.b
 }
 
 // tool writes one tool entry as ToolValue renders it, at level 2.
@@ -343,31 +366,53 @@ func WriteAtomic(path string, data []byte) error {
 // writeAtomic is WriteAtomic for content that write produces through a
 // buffered writer; an error from write leaves path as it was.
 func writeAtomic(path string, write func(w io.Writer) error) error {
-	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("write %s: it is %s, not a regular file; warden does not write through or replace it (remove it, or name another path)", path, infile.FileType(info.Mode()))
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := createTemp(path)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	name := tmp.Name()
 	ok := false
 	defer func() {
 		if !ok {
-			tmp.Close()
-			os.Remove(name)
+			discardTemp(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(&fileWriter{f: tmp, path: path}, 256<<10)
+	bw := bufio.NewWriterSize(&fileWriter{f: tmp, path: path}, writeBuffer)
 	if err := write(bw); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	if err := commitTemp(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// writeBuffer is the size of the buffer a lock is written through.
+const writeBuffer = 256 << 10
+
+// createTemp creates the temporary file a write of path goes to, in the
+// same directory (so that the rename is atomic), after refusing a path
+// that exists and is not a regular file.
+func createTemp(path string) (*os.File, error) {
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("write %s: it is %s, not a regular file; warden does not write through or replace it (remove it, or name another path)", path, infile.FileType(info.Mode()))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return tmp, nil
+}
+
+// commitTemp makes the fully written temporary file tmp path: its mode is
+// set, it is synced, closed and renamed over path. On an error tmp is
+// left for the caller to discard.
+func commitTemp(tmp *os.File, path string) error {
 	if err := tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -377,11 +422,17 @@ func writeAtomic(path string, write func(w io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(name, path); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	ok = true
 	return nil
+}
+
+// discardTemp closes and removes a temporary file that will not become
+// the lock (closing twice is harmless).
+func discardTemp(tmp *os.File) {
+	tmp.Close()
+	os.Remove(tmp.Name())
 }
 
 // fileWriter names the destination path in write errors.

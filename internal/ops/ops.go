@@ -126,12 +126,22 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		}
 	}
 	var b *built
+	// A pin from a surface file writes its lock while reading the file
+	// (see lockSink); anything that stops the pin before Finish aborts it,
+	// leaving o.LockPath as it was.
+	var sink *lockSink
+	defer func() {
+		if sink != nil {
+			sink.w.Abort()
+		}
+	}()
 	if o.Surface != "" {
 		if err := validateSurface(o.Target); err != nil {
 			return nil, err
 		}
+		sink = &lockSink{w: lock.NewStreamWriter(o.LockPath), version: o.Version}
 		var err error
-		if b, err = readSurface(ctx, o.Surface, o.Stdin); err != nil {
+		if b, err = readSurface(ctx, o.Surface, o.Stdin, sink); err != nil {
 			return nil, err
 		}
 		if u := b.lock.Server.URL; u != nil && *u != "" {
@@ -174,7 +184,13 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if !o.AllowSecretInLock {
 		check = func() error { return storedSecrets(l) }
 	}
-	if err := lock.WriteFileChecked(o.LockPath, l, check); err != nil {
+	if sink != nil {
+		err := sink.w.Finish(l, check)
+		sink = nil // finished or, on an error, aborted
+		if err != nil {
+			return nil, err
+		}
+	} else if err := lock.WriteFileChecked(o.LockPath, l, check); err != nil {
 		return nil, err
 	}
 	return &PinResult{Lock: l, Findings: fs}, nil
@@ -256,7 +272,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	}
 	var b *built
 	if o.Surface != "" {
-		if b, err = readSurface(ctx, o.Surface, o.Stdin); err != nil {
+		if b, err = readSurface(ctx, o.Surface, o.Stdin, nil); err != nil {
 			return nil, err
 		}
 	} else {

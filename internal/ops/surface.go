@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -87,13 +88,32 @@ func validateSurface(t Target) error {
 // findings), are built on as many goroutines as the process may run at
 // once while the file is still being read; the result and the error
 // reported, if any, are those of building them one by one in file order.
-func readSurface(ctx context.Context, path string, stdin io.Reader) (*built, error) {
-	return readSurfaceOn(ctx, path, stdin, runtime.GOMAXPROCS(0))
+// With a sink, each tool's lock text is rendered where it is built and
+// written to the sink in file order as soon as the tools before it are.
+func readSurface(ctx context.Context, path string, stdin io.Reader, sink *lockSink) (*built, error) {
+	return readSurfaceOn(ctx, path, stdin, runtime.GOMAXPROCS(0), sink)
+}
+
+// lockSink is where a pin writes its lock while the surface is read.
+type lockSink struct {
+	w *lock.StreamWriter
+	// version is warden's, written into the lock's head.
+	version string
+}
+
+// provisional announces the lock's head from the launch identity the
+// surface has given before its tools.
+func (s *lockSink) provisional(srv surface.Server) {
+	server, err := lock.BuildServer(srv)
+	if err != nil {
+		return // the head is written at the end instead
+	}
+	s.w.Provisional(&lock.Lock{SchemaVersion: lock.CurrentSchemaVersion, WardenVersion: s.version, Server: server})
 }
 
 // readSurfaceOn is readSurface building tools on the given number of
 // goroutines.
-func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers int) (*built, error) {
+func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers int, sink *lockSink) (*built, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -104,8 +124,8 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 	defer f.Close()
 	b := lock.NewBuilder()
 	var sc findings.Scanner
-	tools := newToolPool(b, &sc, workers)
-	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), surface.Handler{
+	tools := newToolPool(b, &sc, workers, sink)
+	h := surface.Handler{
 		Tool: func(t surface.Tool) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -120,8 +140,12 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 			sc.Prompt(p)
 			return b.AddPrompt(p)
 		},
-	})
-	toolErr := tools.wait()
+	}
+	if sink != nil {
+		h.BeforeTools = sink.provisional
+	}
+	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), h)
+	toolErr, writeErr := tools.wait()
 	if cerr := Cancelled(ctx); cerr != nil {
 		return nil, cerr
 	}
@@ -141,6 +165,9 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 		}
 		return nil, fmt.Errorf("surface file %s: %w", f.Name(), err)
 	}
+	if writeErr != nil {
+		return nil, writeErr
+	}
 	if hdr.Server.Command == "" && hdr.Server.URL == "" {
 		return nil, fmt.Errorf("surface file %s names no server: give its launch as command (and args) or as url, which the lock records and check compares", f.Name())
 	}
@@ -159,22 +186,32 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 var errStopped = errors.New("stopped after an earlier tool failed")
 
 // toolPool builds tools handed to it in file order on n goroutines, each
-// with its own Builder and Scanner, joined into the main ones at the end.
-// With n == 1 it builds each tool at once, on the caller's goroutine.
+// with its own Builder (a Fork, for its buffers) and Scanner, and adds
+// them to the main Builder in file order; the Scanners' findings are
+// joined at the end. With a sink, each tool's lock text is rendered on
+// the goroutine that built it and written in file order. With n == 1 it
+// does all of it at once, on the caller's goroutine.
 type toolPool struct {
 	b    *lock.Builder
 	sc   *findings.Scanner
+	sink *lockSink
 	jobs chan toolJob
+	done chan toolDone
 	wg   sync.WaitGroup
-	seq  int
-	// failed is set once a tool has failed; firstErr is the failure of the
-	// earliest tool in file order, at firstSeq.
-	failed   atomic.Bool
-	mu       sync.Mutex
+	// collected is closed when the collector has taken the last result.
+	collected chan struct{}
+	seq       int
+	// failedAt is the file position of the earliest tool known to have
+	// failed (math.MaxInt64 while none has): tools after it are not built.
+	failedAt atomic.Int64
+	scans    []*findings.Scanner
+	// Owned by the collector (or, with n == 1, the caller's goroutine).
+	next     int
+	pending  map[int]toolDone
 	firstSeq int
 	firstErr error
-	forks    []*lock.Builder
-	scans    []*findings.Scanner
+	writeErr error
+	texts    sync.Pool
 }
 
 type toolJob struct {
@@ -182,40 +219,57 @@ type toolJob struct {
 	t   surface.Tool
 }
 
-func newToolPool(b *lock.Builder, sc *findings.Scanner, n int) *toolPool {
-	p := &toolPool{b: b, sc: sc}
+// toolDone is a built tool (or its failure) and its rendered lock text.
+type toolDone struct {
+	seq  int
+	e    lock.Tool
+	text *[]byte
+	err  error
+}
+
+func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *toolPool {
+	p := &toolPool{b: b, sc: sc, sink: sink, pending: map[int]toolDone{}}
+	p.failedAt.Store(math.MaxInt64)
+	p.texts.New = func() any { return new([]byte) }
 	if n <= 1 {
 		return p
 	}
 	p.jobs = make(chan toolJob, 8*n)
+	p.done = make(chan toolDone, 8*n)
+	p.collected = make(chan struct{})
 	for i := 0; i < n; i++ {
 		fb, fs := b.Fork(), &findings.Scanner{}
-		p.forks = append(p.forks, fb)
 		p.scans = append(p.scans, fs)
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
 			for j := range p.jobs {
-				if p.failed.Load() {
-					continue // drain
+				if int64(j.seq) > p.failedAt.Load() {
+					continue // drain: an earlier tool failed
 				}
-				p.build(fb, fs, j)
+				p.done <- p.build(fb, fs, j)
 			}
 		}()
 	}
+	go func() {
+		defer close(p.collected)
+		for d := range p.done {
+			p.collect(d)
+		}
+	}()
 	return p
 }
 
 // add builds t, or queues it for a worker.
 func (p *toolPool) add(t surface.Tool) error {
-	if p.failed.Load() {
+	if p.failedAt.Load() != math.MaxInt64 {
 		return errStopped
 	}
 	j := toolJob{seq: p.seq, t: t}
 	p.seq++
 	if p.jobs == nil {
-		p.build(p.b, p.sc, j)
-		if p.failed.Load() {
+		p.collect(p.build(p.b, p.sc, j))
+		if p.failedAt.Load() != math.MaxInt64 {
 			return errStopped
 		}
 		return nil
@@ -224,35 +278,73 @@ func (p *toolPool) add(t surface.Tool) error {
 	return nil
 }
 
-func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) {
+// build builds one tool with b's buffers, scans it with sc and renders its
+// lock text when there is a sink.
+func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) toolDone {
 	// The capabilities and their findings come from one analysis.
 	a := caps.Analyze(j.t.Name, j.t.InputSchema)
-	if err := b.AddAnalyzedTool(j.t, a); err != nil {
-		p.mu.Lock()
-		if p.firstErr == nil || j.seq < p.firstSeq {
-			p.firstSeq, p.firstErr = j.seq, err
+	e, err := b.BuildAnalyzedTool(j.t, a)
+	if err != nil {
+		for {
+			at := p.failedAt.Load()
+			if int64(j.seq) >= at || p.failedAt.CompareAndSwap(at, int64(j.seq)) {
+				break
+			}
 		}
-		p.mu.Unlock()
-		p.failed.Store(true)
-		return
+		return toolDone{seq: j.seq, err: err}
 	}
 	sc.AnalyzedTool(j.t, a)
+	d := toolDone{seq: j.seq, e: e}
+	if p.sink != nil {
+		d.text = p.texts.Get().(*[]byte)
+		*d.text = lock.AppendToolText((*d.text)[:0], &e)
+	}
+	return d
 }
 
-// wait finishes the queued tools, joins the workers' entries and findings,
-// and returns the failure of the earliest tool that failed, placed as
-// Decode places its refusals.
-func (p *toolPool) wait() error {
+// collect takes results in any order and, in file order, adds each tool
+// to the main Builder and writes its text, up to the first failure.
+func (p *toolPool) collect(d toolDone) {
+	p.pending[d.seq] = d
+	for {
+		d, ok := p.pending[p.next]
+		if !ok {
+			return
+		}
+		delete(p.pending, p.next)
+		p.next++
+		switch {
+		case p.firstErr != nil:
+			// Everything after the first failure is dropped.
+		case d.err != nil:
+			p.firstSeq, p.firstErr = d.seq, d.err
+		default:
+			p.b.AddBuilt(d.e)
+			if p.sink != nil && p.writeErr == nil {
+				p.writeErr = p.sink.w.Add(d.e.Name, *d.text)
+			}
+		}
+		if d.text != nil {
+			p.texts.Put(d.text)
+		}
+	}
+}
+
+// wait finishes the queued tools and joins the workers' findings. It
+// returns the failure of the earliest tool that failed, placed as Decode
+// places its refusals, and apart from it the sink's write error.
+func (p *toolPool) wait() (toolErr, writeErr error) {
 	if p.jobs != nil {
 		close(p.jobs)
 		p.wg.Wait()
-		for i := range p.forks {
-			p.b.Join(p.forks[i])
-			p.sc.Join(p.scans[i])
+		close(p.done)
+		<-p.collected
+		for _, fs := range p.scans {
+			p.sc.Join(fs)
 		}
 	}
 	if p.firstErr != nil {
-		return fmt.Errorf("surface: tools[%d]: %w", p.firstSeq, p.firstErr)
+		return fmt.Errorf("surface: tools[%d]: %w", p.firstSeq, p.firstErr), nil
 	}
-	return nil
+	return nil, p.writeErr
 }

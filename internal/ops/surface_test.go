@@ -63,7 +63,7 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSurface(t, tc.text)
-			one, err1 := readSurfaceOn(context.Background(), path, nil, 1)
+			one, err1 := readSurfaceOn(context.Background(), path, nil, 1, nil)
 			if tc.want == "" && (err1 != nil || len(one.lock.Tools) != 300 || len(one.findings) == 0) {
 				t.Fatalf("clean surface: %v", err1)
 			}
@@ -71,7 +71,7 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 				t.Fatalf("error %v, want %q", err1, tc.want)
 			}
 			for _, n := range []int{2, 5} {
-				many, errN := readSurfaceOn(context.Background(), path, nil, n)
+				many, errN := readSurfaceOn(context.Background(), path, nil, n, nil)
 				if fmt.Sprint(err1) != fmt.Sprint(errN) {
 					t.Fatalf("%d workers: error %v, one worker: %v", n, errN, err1)
 				}
@@ -106,7 +106,7 @@ func TestPinSurfaceRefusesStoredSecret(t *testing.T) {
 func TestReadSurfaceCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := readSurface(ctx, writeSurface(t, surfaceText(10, nil)), nil); !errors.Is(err, ErrCancelled) {
+	if _, err := readSurface(ctx, writeSurface(t, surfaceText(10, nil)), nil, nil); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -116,7 +116,7 @@ func TestReadSurfaceCancelled(t *testing.T) {
 // lock.Build and findings.Scan.
 func TestReadSurfaceMatchesBuild(t *testing.T) {
 	text := surfaceText(120, map[int]string{7: `{"name": "shell_exec", "inputSchema": 5}`, 9: `{"name": "run", "inputSchema": {"properties": {"command": {"type": "string", "default": "AKIA` + strings.Repeat("Q", 16) + `"}}}}`})
-	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3)
+	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,5 +175,80 @@ func TestDiffReadsBothReportsAFirst(t *testing.T) {
 	}
 	if res, err := Diff(context.Background(), good, good); err != nil || len(res.Drift) != 0 {
 		t.Fatalf("%v, %v", res, err)
+	}
+}
+
+// TestPinSurfaceStreamedMatchesMarshal: pin --surface writes its lock while
+// it reads the surface; the file holds exactly lock.Marshal of the lock it
+// returns, whether the tools come sorted after the server (written in
+// place) or unsorted before it (written again around them at the end).
+func TestPinSurfaceStreamedMatchesMarshal(t *testing.T) {
+	var sorted strings.Builder
+	sorted.WriteString(`{"command": "npx", "args": ["-y", "pkg"], "tools": [`)
+	for i := 0; i < 60; i++ {
+		if i > 0 {
+			sorted.WriteString(", ")
+		}
+		fmt.Fprintf(&sorted, `{"name": "t%03d", "description": "d%d", "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": %d}}}}`, i, i, i)
+	}
+	sorted.WriteString(`]}`)
+	for name, text := range map[string]string{
+		"sorted, server first":  sorted.String(),
+		"unsorted, server last": surfaceText(90, nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			lockPath := filepath.Join(dir, "warden.lock")
+			res, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, text), LockPath: lockPath, Version: "test", AllowSecretInLock: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(lockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := lock.Marshal(res.Lock); !bytes.Equal(got, want) {
+				t.Errorf("the file differs from lock.Marshal of the pinned lock (%d and %d bytes)", len(got), len(want))
+			}
+			if len(res.Lock.Tools) < 60 {
+				t.Errorf("%d tools", len(res.Lock.Tools))
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 {
+				t.Errorf("files left beside the lock: %v", entries)
+			}
+		})
+	}
+}
+
+// TestPinSurfaceFailureKeepsLock: a pin --surface that fails after it has
+// started writing (a tool that cannot be built, a refusal of the document
+// after the tools) leaves the existing lock as it was and nothing beside it.
+func TestPinSurfaceFailureKeepsLock(t *testing.T) {
+	for name, text := range map[string]string{
+		"a tool fails":       surfaceText(50, map[int]string{40: `{"name": "bad", "annotations": 5}`}),
+		"bad JSON after":     strings.TrimSuffix(surfaceText(50, nil), "}") + `, "x": }`,
+		"no server":          strings.Replace(surfaceText(50, nil), `"command": "node", "args": ["s.js"]`, `"y": 1`, 1),
+		"stored secret":      strings.Replace(surfaceText(50, nil), `"enum": ["a", `, `"enum": ["ghp_`+strings.Repeat("a", 36)+`", `, 1),
+		"duplicate tool":     surfaceText(50, map[int]string{30: `{"name": "t000_write_file"}`}),
+		"server is not text": strings.Replace(surfaceText(50, nil), `"command": "node"`, `"command": 5`, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			lockPath := filepath.Join(dir, "warden.lock")
+			old := []byte("old\n")
+			if err := os.WriteFile(lockPath, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, text), LockPath: lockPath}); err == nil {
+				t.Fatal("pinned")
+			}
+			if got, _ := os.ReadFile(lockPath); !bytes.Equal(got, old) {
+				t.Errorf("the lock was replaced")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("files left beside the lock: %v", entries)
+			}
+		})
 	}
 }

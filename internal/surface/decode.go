@@ -38,6 +38,12 @@ type Handler struct {
 	Tool     func(Tool) error
 	Resource func(Resource) error
 	Prompt   func(Prompt) error
+	// BeforeTools, when set, is called as the tools list begins with the
+	// launch identity as far as the document has given it by then. It is
+	// provisional (members after the list may still change it, and Decode
+	// returns the one that counts): a caller that writes the lock while
+	// reading uses it to write the head before the tools.
+	BeforeTools func(provisional Server)
 }
 
 // Header is what a surface document says besides its entries.
@@ -106,6 +112,11 @@ func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
 			}
 			return nil
 		case "tools":
+			if h.BeforeTools != nil {
+				if srv, err := serverFrom(cmd, args, url); err == nil {
+					h.BeforeTools(srv)
+				}
+			}
 			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
 				t, err := ToolFromWire(v)
 				if err == nil {
