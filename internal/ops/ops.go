@@ -181,7 +181,12 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	// The lock must not store a secret verbatim: checked while it is
 	// written, and nothing replaces o.LockPath if one is found.
 	var check func() error
-	if !o.AllowSecretInLock {
+	switch {
+	case o.AllowSecretInLock:
+	case sink != nil:
+		screened := sink
+		check = func() error { return screened.storedSecrets(l) }
+	default:
 		check = func() error { return storedSecrets(l) }
 	}
 	if sink != nil {

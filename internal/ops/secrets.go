@@ -37,13 +37,18 @@ func (e *StoredSecretError) Error() string {
 // entry is walked (its skeletons parsed back from their compact text) only
 // when its stored text holds one of the patterns' fixed prefixes: without
 // one, no string in it can match (see findings.MayHoldVendorSecret).
-func storedSecrets(l *lock.Lock) error {
+func storedSecrets(l *lock.Lock) error { return storedSecretsScreened(l, toolMayHoldSecret) }
+
+// storedSecretsScreened is storedSecrets with the screen of tool entries
+// given: mayHold must be true for every entry toolMayHoldSecret is true for
+// (a pin that built the entries on several goroutines screened them there).
+func storedSecretsScreened(l *lock.Lock, mayHold func(lock.Tool) bool) error {
 	w := &secretWalker{}
 	root := jsonv.Path{}
 	w.walk(root.Key("warden_version"), jsonv.NewString(l.WardenVersion))
 	w.walk(root.Key("server"), lock.ServerValue(l.Server))
 	for i, t := range l.Tools {
-		if toolMayHoldSecret(t) {
+		if mayHold(t) {
 			w.walk(root.Key("tools").Index(i), lock.ToolValue(t))
 		}
 	}

@@ -99,6 +99,15 @@ type lockSink struct {
 	w *lock.StreamWriter
 	// version is warden's, written into the lock's head.
 	version string
+	// suspects names the tools toolMayHoldSecret was true for, screened
+	// where they were built: the stored-secret check walks only these.
+	suspects map[string]bool
+}
+
+// storedSecrets is the stored-secret check of the lock written through
+// the sink.
+func (s *lockSink) storedSecrets(l *lock.Lock) error {
+	return storedSecretsScreened(l, func(t lock.Tool) bool { return s.suspects[t.Name] })
 }
 
 // provisional announces the lock's head from the launch identity the
@@ -224,7 +233,9 @@ type toolDone struct {
 	seq  int
 	e    lock.Tool
 	text *[]byte
-	err  error
+	// suspect is toolMayHoldSecret(e), with a sink.
+	suspect bool
+	err     error
 }
 
 func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *toolPool {
@@ -298,6 +309,7 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) toolD
 	if p.sink != nil {
 		d.text = p.texts.Get().(*[]byte)
 		*d.text = lock.AppendToolText((*d.text)[:0], &e)
+		d.suspect = toolMayHoldSecret(e)
 	}
 	return d
 }
@@ -322,6 +334,12 @@ func (p *toolPool) collect(d toolDone) {
 			p.b.AddBuilt(d.e)
 			if p.sink != nil && p.writeErr == nil {
 				p.writeErr = p.sink.w.Add(d.e.Name, *d.text)
+			}
+			if d.suspect {
+				if p.sink.suspects == nil {
+					p.sink.suspects = map[string]bool{}
+				}
+				p.sink.suspects[d.e.Name] = true
 			}
 		}
 		if d.text != nil {

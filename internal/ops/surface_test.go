@@ -252,3 +252,32 @@ func TestPinSurfaceFailureKeepsLock(t *testing.T) {
 		})
 	}
 }
+
+// TestPinSurfaceScreensLikeStoredSecrets: the stored-secret check of a
+// streamed pin, which walks only the tools screened where they were built,
+// finds what storedSecrets finds walking the whole lock.
+func TestPinSurfaceScreensLikeStoredSecrets(t *testing.T) {
+	token := "ghp_" + strings.Repeat("b", 36)
+	text := surfaceText(40, map[int]string{
+		3:  `{"name": "` + token + `"}`,
+		17: `{"name": "m", "inputSchema": {"properties": {"k": {"enum": ["x", "` + token + `"]}}}}`,
+		29: `{"name": "a", "outputSchema": {"properties": {"o": {"enum": ["` + token + `"]}}}}`,
+	})
+	path := writeSurface(t, text)
+	_, err := Pin(context.Background(), PinOptions{Surface: path, LockPath: filepath.Join(t.TempDir(), "warden.lock")})
+	var got *StoredSecretError
+	if !errors.As(err, &got) {
+		t.Fatalf("err = %v", err)
+	}
+	b, err := readSurface(context.Background(), path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want *StoredSecretError
+	if !errors.As(storedSecrets(b.lock), &want) || len(want.Where) < 3 {
+		t.Fatalf("storedSecrets found %v", want)
+	}
+	if fmt.Sprint(got.Where) != fmt.Sprint(want.Where) {
+		t.Errorf("streamed pin found\n%v\nstoredSecrets finds\n%v", got.Where, want.Where)
+	}
+}
