@@ -100,6 +100,9 @@ type PinOptions struct {
 
 // PinResult is what Pin wrote.
 type PinResult struct {
+	// Lock is the lock written. After a pin from a surface file, which
+	// writes each tool entry while it reads the file, its tool entries
+	// hold only their name and entry digest (the file has the rest).
 	Lock     *lock.Lock
 	Findings []lock.Finding
 }
@@ -140,6 +143,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 			return nil, err
 		}
 		sink = &lockSink{w: lock.NewStreamWriter(o.LockPath), version: o.Version}
+		defer streamGC()()
 		var err error
 		if b, err = readSurface(ctx, o.Surface, o.Stdin, sink); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -118,6 +119,33 @@ func (s *lockSink) provisional(srv surface.Server) {
 		return // the head is written at the end instead
 	}
 	s.w.Provisional(&lock.Lock{SchemaVersion: lock.CurrentSchemaVersion, WardenVersion: s.version, Server: server})
+}
+
+// streamMemoryLimit is the heap a streamed pin lets grow before it
+// collects (see streamGC).
+const streamMemoryLimit = 64 << 20
+
+// streamGC sets the collector for a pin that streams its lock, and returns
+// what puts the settings back. Such a pin keeps only the few entries being
+// built (each tool is written and cut down to its name and digest), so a
+// heap goal of twice the live heap would collect every few megabytes of a
+// large surface: collection is paced by streamMemoryLimit instead. Past
+// the limit (one entry's tree larger than it) the runtime still collects,
+// spending at most half the CPU on it. Settings made by the user (GOGC,
+// GOMEMLIMIT) are left alone. The settings are the process's: a
+// concurrent streamed pin could put back the other's, which changes only
+// when memory is collected.
+func streamGC() (restore func()) {
+	pct := debug.SetGCPercent(-1)
+	if pct != 100 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		debug.SetGCPercent(pct)
+		return func() {}
+	}
+	debug.SetMemoryLimit(streamMemoryLimit)
+	return func() {
+		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(pct)
+	}
 }
 
 // readSurfaceOn is readSurface building tools on the given number of
@@ -330,9 +358,10 @@ func (p *toolPool) collect(d toolDone) {
 			// Everything after the first failure is dropped.
 		case d.err != nil:
 			p.firstSeq, p.firstErr = d.seq, d.err
-		default:
+		case p.sink == nil:
 			p.b.AddBuilt(d.e)
-			if p.sink != nil && p.writeErr == nil {
+		default:
+			if p.writeErr == nil {
 				p.writeErr = p.sink.w.Add(d.e.Name, *d.text)
 			}
 			if d.suspect {
@@ -340,6 +369,11 @@ func (p *toolPool) collect(d toolDone) {
 					p.sink.suspects = map[string]bool{}
 				}
 				p.sink.suspects[d.e.Name] = true
+				p.b.AddBuilt(d.e) // walked whole by the stored-secret check
+			} else {
+				// Written: the lock keeps what its order and overall digest
+				// need, so memory does not grow with the tools.
+				p.b.AddBuilt(lock.Tool{Name: d.e.Name, EntryDigest: d.e.EntryDigest, HasV4: true})
 			}
 		}
 		if d.text != nil {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -207,8 +209,21 @@ func TestPinSurfaceStreamedMatchesMarshal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := lock.Marshal(res.Lock); !bytes.Equal(got, want) {
+			// The returned lock's tools are cut down to name and digest:
+			// the file must be the lock built from the surface in full.
+			b, err := readSurface(context.Background(), writeSurface(t, text), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := *res.Lock
+			full.Tools = b.lock.Tools
+			if want := lock.Marshal(&full); !bytes.Equal(got, want) {
 				t.Errorf("the file differs from lock.Marshal of the pinned lock (%d and %d bytes)", len(got), len(want))
+			}
+			for i, tool := range res.Lock.Tools {
+				if tool.Name != full.Tools[i].Name || tool.EntryDigest != full.Tools[i].EntryDigest {
+					t.Errorf("tools[%d] is %s %s, want %s %s", i, tool.Name, tool.EntryDigest, full.Tools[i].Name, full.Tools[i].EntryDigest)
+				}
 			}
 			if len(res.Lock.Tools) < 60 {
 				t.Errorf("%d tools", len(res.Lock.Tools))
@@ -279,5 +294,30 @@ func TestPinSurfaceScreensLikeStoredSecrets(t *testing.T) {
 	}
 	if fmt.Sprint(got.Where) != fmt.Sprint(want.Where) {
 		t.Errorf("streamed pin found\n%v\nstoredSecrets finds\n%v", got.Where, want.Where)
+	}
+}
+
+// TestStreamGC: a streamed pin paces collection by a memory limit and puts
+// the collector back as it was; settings made by the user are kept.
+func TestStreamGC(t *testing.T) {
+	if pct := debug.SetGCPercent(100); pct != 100 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		debug.SetGCPercent(pct)
+		t.Skip("GOGC or GOMEMLIMIT is set for this process")
+	}
+	restore := streamGC()
+	pct, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	restore()
+	if pct != -1 || limit != streamMemoryLimit {
+		t.Errorf("while streaming: GOGC %d, limit %d; want off and %d", pct, limit, streamMemoryLimit)
+	}
+	if pct, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); pct != 100 || limit != math.MaxInt64 {
+		t.Errorf("after: GOGC %d, limit %d; want 100 and none", pct, limit)
+	}
+
+	debug.SetGCPercent(300)
+	defer debug.SetGCPercent(100)
+	streamGC()()
+	if pct, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); pct != 300 || limit != math.MaxInt64 {
+		t.Errorf("a user's GOGC=300 became %d, limit %d", pct, limit)
 	}
 }
