@@ -1,6 +1,12 @@
 package skeleton
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wardenlock/warden/internal/benchdata"
+	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
 
 // benchSchema is a realistic tool input schema: 20 top-level properties,
 // nested objects and arrays, shared $defs reached through $refs, enums,
@@ -107,5 +113,32 @@ func BenchmarkExtractDiamondBound(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Extract(schema)
+	}
+}
+
+// BenchmarkTools does for the input schemas of 100 generated tools
+// (package benchdata) what a lock build does with each: extract the
+// skeleton with one Extractor, hash its canonical text and write it
+// compact.
+func BenchmarkTools(b *testing.B) {
+	v := parse(b, string(benchdata.Surface(100, nil)))
+	var schemas []*jsonv.Value
+	for _, t := range v.Get("tools").Items {
+		schemas = append(schemas, t.Get("inputSchema"))
+	}
+	var x Extractor
+	var h canon.Hasher
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range schemas {
+			sk := x.Extract(s)
+			h.Begin()
+			if err := sk.WriteCanonical(&h, 1); err != nil {
+				b.Fatal(err)
+			}
+			h.Sum()
+			buf = sk.AppendCompact(buf[:0])
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package skeleton
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"strings"
@@ -23,7 +24,9 @@ const stepCost = 64
 // Extract never fails: the reference keeps whatever it gathered when its walk
 // breaks, and this walk has no failure modes except the MaxWork bound, which
 // stops it the same way (see MaxWork). The schema is not modified, but the
-// records' Enum and Constraints values share nodes with it.
+// records' Enum and Constraints values share nodes with it. The skeleton
+// is read-only: Value, AppendCompact and WriteCanonical write the records
+// as Extract made them, in an order worked out once.
 func Extract(schema *jsonv.Value) *Skeleton {
 	var x Extractor
 	return x.Extract(schema)
@@ -70,7 +73,17 @@ func (x *Extractor) Extract(schema *jsonv.Value) *Skeleton {
 	if paths == nil {
 		paths = []string{}
 	}
-	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped}
+	// The records in path order, for the writers, in the buffer of the
+	// previous call's. A huge skeleton (a schema that ran into MaxWork)
+	// is written from the map instead, rather than held twice.
+	var ordered []Record
+	if len(paths) <= maxKept {
+		ordered = x.sk.ordered[:0]
+		for _, p := range paths {
+			ordered = append(ordered, w.records[p])
+		}
+	}
+	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered}
 	return &x.sk
 }
 
@@ -97,6 +110,21 @@ func (w *walker) reset() {
 	clear(w.index)
 	w.work = 0
 	w.stopped = false
+	w.vals.reset()
+	w.members.reset()
+	w.items.reset()
+	w.strs.reset()
+	if cap(w.enumKeys) > maxKept {
+		w.enumKeys = nil
+	}
+	if cap(w.enumText) > 64*maxKept {
+		w.enumText = nil
+	}
+	// One-type lists are shared across walks; a build of many odd type
+	// names starts the table afresh now and then.
+	if len(w.types) > maxKept {
+		w.types = nil
+	}
 }
 
 // put records rec at path; a path written again keeps its first place in
@@ -142,7 +170,14 @@ type walker struct {
 	// enumText holds the json.dumps texts normEnum sorts by; openLen is
 	// the written size of open.
 	enumText []byte
+	enumKeys []enumKey
 	openLen  int
+	// The enum arrays, constraints objects and type lists of the records,
+	// reused by the next walk (see slab).
+	vals    slab[jsonv.Value]
+	members slab[jsonv.Member]
+	items   slab[*jsonv.Value]
+	strs    slab[string]
 }
 
 // charge spends n units of MaxWork and reports whether the walk may go on.
@@ -382,7 +417,26 @@ func (w *walker) frame(depth int) *nodeInfo {
 // type name within the walk (records treat their slices as read-only).
 func (w *walker) normType(v *jsonv.Value) []string {
 	if v == nil || v.Kind != jsonv.String {
-		return normType(v)
+		if v == nil || v.Kind != jsonv.Array {
+			return normType(v)
+		}
+		n := 0
+		for _, it := range v.Items {
+			if it != nil && it.Kind == jsonv.String {
+				n++
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+		out := w.strs.take(n)[:0]
+		for _, it := range v.Items {
+			if s, ok := it.Str(); ok {
+				out = append(out, s)
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
 	if t, ok := w.types[v.Text]; ok {
 		return t
@@ -494,45 +548,56 @@ func (w *walker) normEnum(v *jsonv.Value) *jsonv.Value {
 		return nil
 	}
 	if len(v.Items) <= 1 {
-		items := make([]*jsonv.Value, len(v.Items))
+		items := w.items.take(len(v.Items))
 		for i, it := range v.Items {
 			if it == nil {
 				it = jsonv.NewNull()
 			}
 			items[i] = it
 		}
-		return jsonv.NewArray(items...)
+		return w.array(items)
 	}
-	type keyed struct {
-		typ        string
-		start, end int // the json.dumps text in w.enumText
-		v          *jsonv.Value
-	}
-	ks := make([]keyed, len(v.Items))
+	ks := w.enumKeys[:0]
 	w.enumText = w.enumText[:0]
-	for i, it := range v.Items {
+	for _, it := range v.Items {
 		if it == nil {
 			it = jsonv.NewNull()
 		}
 		start := len(w.enumText)
 		w.enumText = pyfmt.AppendDumps(w.enumText, it, true)
-		ks[i] = keyed{pyfmt.TypeName(it), start, len(w.enumText), it}
+		ks = append(ks, enumKey{pyfmt.TypeName(it), start, len(w.enumText), it})
 	}
-	text := func(k keyed) string { return string(w.enumText[k.start:k.end]) }
-	cmp := func(a, b keyed) int {
+	w.enumKeys = ks
+	cmp := func(a, b enumKey) int {
 		if c := strings.Compare(a.typ, b.typ); c != 0 {
 			return c
 		}
-		return strings.Compare(text(a), text(b))
+		return bytes.Compare(w.enumText[a.start:a.end], w.enumText[b.start:b.end])
 	}
 	if !slices.IsSortedFunc(ks, cmp) {
 		slices.SortStableFunc(ks, cmp)
 	}
-	items := make([]*jsonv.Value, len(ks))
+	items := w.items.take(len(ks))
 	for i, k := range ks {
 		items[i] = k.v
 	}
-	return jsonv.NewArray(items...)
+	clear(ks) // the scratch keeps no schema nodes alive
+	return w.array(items)
+}
+
+// array returns an array of items, in the walk's memory.
+func (w *walker) array(items []*jsonv.Value) *jsonv.Value {
+	a := &w.vals.take(1)[0]
+	*a = jsonv.Value{Kind: jsonv.Array, Items: items}
+	return a
+}
+
+// enumKey is an enum member with its sort key: the Python type name and
+// the json.dumps text, which sits in walker.enumText from start to end.
+type enumKey struct {
+	typ        string
+	start, end int
+	v          *jsonv.Value
 }
 
 // constraints builds the constraints object from the retained keys present
@@ -553,26 +618,12 @@ func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
 		vals[0] = open.Members[0].Value
 		n++
 	}
-	var out *jsonv.Value
-	if n <= len(consBlock{}.members) {
-		b := new(consBlock)
-		out = &b.obj
-		out.Members = b.members[:0:n]
-	} else {
-		out = &jsonv.Value{Members: make([]jsonv.Member, 0, n)}
-	}
-	out.Kind = jsonv.Object
+	out := &w.vals.take(1)[0]
+	*out = jsonv.Value{Kind: jsonv.Object, Members: w.members.take(n)[:0]}
 	for i, k := range retained {
 		if vals[i] != nil {
 			out.Members = append(out.Members, jsonv.M(k, vals[i]))
 		}
 	}
 	return out
-}
-
-// consBlock holds a constraints object and its members together, so that
-// building one of the usual size costs one allocation.
-type consBlock struct {
-	obj     jsonv.Value
-	members [3]jsonv.Member
 }

@@ -74,4 +74,8 @@ type Skeleton struct {
 	// Incomplete is set when Extract stopped at MaxWork (see there). It is
 	// not part of the serialised skeleton.
 	Incomplete bool
+	// ordered holds Records in Paths order, as Extract made them, so that
+	// writing a skeleton does not look every path up again; writers use
+	// it only while Paths and Records still have its length.
+	ordered []Record
 }

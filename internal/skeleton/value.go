@@ -21,12 +21,13 @@ func (s *Skeleton) Value() *jsonv.Value {
 		return jsonv.NewNull()
 	}
 	// Records is the source of truth; Paths is only a convenience, so the
-	// order is recomputed rather than trusted.
-	paths := s.orderedPaths()
+	// order is recomputed rather than trusted (except in a skeleton from
+	// Extract, which is read-only).
+	paths, recs := s.orderedRecords()
 	props := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(paths))}
 	sh := newShared()
-	for _, p := range paths {
-		props.Members = append(props.Members, jsonv.M(p, s.Records[p].value(sh)))
+	for i, p := range paths {
+		props.Members = append(props.Members, jsonv.M(p, recs[i].value(sh)))
 	}
 	return jsonv.NewObject(jsonv.M("props", props))
 }

@@ -13,13 +13,14 @@ func (s *Skeleton) AppendCompact(dst []byte) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, `{"props":{`...)
-	for i, p := range s.orderedPaths() {
+	paths, recs := s.orderedRecords()
+	for i, p := range paths {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = jsonv.AppendQuoted(dst, p)
 		dst = append(dst, ':')
-		dst = s.Records[p].appendCompact(dst)
+		dst = recs[i].appendCompact(dst)
 	}
 	return append(dst, "}}"...)
 }
@@ -74,7 +75,7 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 		h.WriteRaw("null")
 		return nil
 	}
-	paths := s.orderedPaths()
+	paths, recs := s.orderedRecords()
 	// The props object, its records and their type lists sit up to four
 	// levels below the skeleton.
 	if depth+4 > canon.MaxDepth || !codePointIsUTF16Order(paths) {
@@ -87,7 +88,7 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 		}
 		h.WriteString(p)
 		h.WriteRaw(":")
-		r := s.Records[p]
+		r := &recs[i]
 		h.WriteRaw(`{"constraints":`)
 		if r.Constraints == nil {
 			h.WriteRaw("{}")
@@ -129,6 +130,20 @@ func (s *Skeleton) orderedPaths() []string {
 		return s.Paths
 	}
 	return sortedKeys(s.Records)
+}
+
+// orderedRecords returns the record paths in code-point order and their
+// records in the same order.
+func (s *Skeleton) orderedRecords() ([]string, []Record) {
+	if len(s.ordered) == len(s.Paths) && len(s.Paths) == len(s.Records) && s.ordered != nil {
+		return s.Paths, s.ordered
+	}
+	paths := s.orderedPaths()
+	recs := make([]Record, len(paths))
+	for i, p := range paths {
+		recs[i] = s.Records[p]
+	}
+	return paths, recs
 }
 
 // codePointIsUTF16Order reports whether sorted paths are also in UTF-16
