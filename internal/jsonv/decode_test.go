@@ -124,6 +124,21 @@ func FuzzDecoderMatchesOracle(f *testing.F) {
 	})
 }
 
+func TestDecoderInternTable(t *testing.T) {
+	// Enough distinct short strings, repeating, for the intern table to
+	// grow to its largest size, with lengths on both sides of maxShared
+	// and of a word, so that every string comes back as written whether
+	// its slot held it, held another, or moved when the table grew.
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 40000 {
+		n := i % 7919
+		fmt.Fprintf(&b, `{"k%d": "%s", "v": "%0*d"},`, n%300, strings.Repeat("x", n%40), 1+n%35, n)
+	}
+	b.WriteString(`"end"]`)
+	sameAsOracle(t, []byte(b.String()), Options{})
+}
+
 func TestDecoderLongInputAcrossChunks(t *testing.T) {
 	// Strings longer than a read chunk, escapes at chunk edges, and an
 	// error position far into the input.

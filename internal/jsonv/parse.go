@@ -117,8 +117,9 @@ type Decoder struct {
 	members  []Member
 	items    []*Value
 	sbuf     []byte
-	shared   *[256]string // see intern
-	trans    *transcoder  // see Transcode
+	shared   []string // see intern
+	misses   int
+	trans    *transcoder // see Transcode
 }
 
 // readChunk is the size of one read from an io.Reader.
@@ -239,13 +240,10 @@ func (d *Decoder) need(n int) bool {
 
 // peek returns the byte at pos, reading more input if needed.
 func (d *Decoder) peek() (byte, bool) {
-	if d.pos < len(d.buf) {
-		return d.buf[d.pos], true
+	if d.pos >= len(d.buf) && !d.fill() {
+		return 0, false
 	}
-	if d.fill() {
-		return d.buf[d.pos], true
-	}
-	return 0, false
+	return d.buf[d.pos], true
 }
 
 // fail records and returns a refusal at the current position; a read error
@@ -551,7 +549,17 @@ func (d *Decoder) Finish() error {
 	return nil
 }
 
+// skipSpace advances past whitespace.
 func (d *Decoder) skipSpace() {
+	// Most tokens follow no whitespace or one blank (", " and ": " of
+	// Python's separators); this much is inlined at every call.
+	if d.pos < len(d.buf) && d.buf[d.pos] > ' ' {
+		return
+	}
+	d.skipSpaceRun()
+}
+
+func (d *Decoder) skipSpaceRun() {
 	for {
 		buf, i := d.buf, d.pos
 		for i < len(buf) {
@@ -847,26 +855,73 @@ func (d *Decoder) str() (string, error) {
 // maxShared is the longest string intern shares.
 const maxShared = 32
 
+// The intern table starts with minShared slots and doubles, up to
+// maxSharedSlots, whenever it has missed more often than it has slots:
+// a small reply pays for a small table, and a large document whose
+// strings repeat across thousands of objects (keys, types, property
+// names) gets one wide enough that they stop evicting each other.
+const (
+	minShared      = 256
+	maxSharedSlots = 4096
+)
+
 // intern returns raw as a string, sharing the string of an equal short one
 // read recently: object keys and many values ("type", "string", a hash of
-// null) repeat through a document, and a table of 256 slots, each holding
-// the last string that fell into it, saves most of their allocations at the
+// null) repeat through a document, and a table whose slots each hold the
+// last string that fell into them saves most of their allocations at the
 // cost of a comparison.
 func (d *Decoder) intern(raw []byte) string {
 	n := len(raw)
 	if n == 0 || n > maxShared {
 		return string(raw)
 	}
-	h := (uint(n)*131 + uint(raw[0])*31 + uint(raw[n-1])*7 + uint(raw[n/2])) & 255
 	if d.shared == nil {
-		d.shared = new([256]string)
+		d.shared = make([]string, minShared)
 	}
+	h := internHash(raw) >> (64 - bits.TrailingZeros(uint(len(d.shared))))
 	if s := d.shared[h]; s == string(raw) {
 		return s
 	}
 	s := string(raw)
 	d.shared[h] = s
+	d.misses++
+	if d.misses > len(d.shared) && len(d.shared) < maxSharedSlots {
+		d.growShared()
+	}
 	return s
+}
+
+// growShared doubles the intern table, keeping what it holds.
+func (d *Decoder) growShared() {
+	old := d.shared
+	d.shared = make([]string, 2*len(old))
+	shift := 64 - bits.TrailingZeros(uint(len(d.shared)))
+	for _, s := range old {
+		if s != "" {
+			d.shared[internHash([]byte(s))>>shift] = s
+		}
+	}
+	d.misses = 0
+}
+
+// internHash mixes the length and the first and last eight bytes (all of
+// a shorter string) of raw, 1 to maxShared bytes long; the top bits are
+// the slot. Keys of one document often share a prefix (tool_…, x-…) or a
+// suffix (…_id), so both ends count.
+func internHash(raw []byte) uint64 {
+	n := len(raw)
+	var a, b uint64
+	if n >= 8 {
+		a = binary.LittleEndian.Uint64(raw)
+		b = binary.LittleEndian.Uint64(raw[n-8:])
+	} else {
+		for i, c := range raw {
+			a |= uint64(c) << (8 * i)
+		}
+	}
+	h := (a ^ uint64(n)<<56) * 0x9E3779B97F4A7C15
+	h ^= b * 0xC2B2AE3D27D4EB4F
+	return h ^ h>>29
 }
 
 // plainString scans a string literal at pos. When it has no escapes it
