@@ -5,6 +5,12 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/wardenlock/warden/internal/benchdata"
+	"github.com/wardenlock/warden/internal/caps"
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/surface"
 )
 
 // Benchmark inputs. Run with
@@ -83,6 +89,62 @@ func BenchmarkScanField(b *testing.B) {
 					ScanField(value, "tools/t")
 				}
 			})
+		}
+	}
+}
+
+// benchSurface is a generated surface of n tools (see package benchdata).
+func benchSurface(b *testing.B, n int) *surface.Surface {
+	b.Helper()
+	v, err := jsonv.Parse(benchdata.Surface(n, nil), jsonv.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkScanTools scans the tools of a generated surface as a pin does:
+// each tool analysed once (caps.Analyze), its capability flags derived and
+// its name, description and schema strings scanned.
+//
+//	go test ./internal/findings -run '^$' -bench 'ScanTools|MayHold' -benchmem
+func BenchmarkScanTools(b *testing.B) {
+	s := benchSurface(b, 200)
+	b.ReportAllocs()
+	for b.Loop() {
+		var sc Scanner
+		for _, t := range s.Tools {
+			schema := t.InputSchema
+			if schema != nil && schema.Kind != jsonv.Object {
+				schema = nil
+			}
+			sc.AnalyzedTool(t, caps.Analyze(t.Name, schema))
+		}
+		sc.Findings()
+	}
+}
+
+// BenchmarkMayHoldVendorSecret screens the compact schema skeletons of a
+// generated surface's tools, as a pin screens the entries it stores.
+func BenchmarkMayHoldVendorSecret(b *testing.B) {
+	l, err := lock.Build(benchSurface(b, 200))
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := 0
+	for _, t := range l.Tools {
+		size += len(t.SchemaSkeleton.Text())
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, t := range l.Tools {
+			if MayHoldVendorSecret(t.SchemaSkeleton.Text()) {
+				b.Fatal("a generated skeleton may hold a secret")
+			}
 		}
 	}
 }

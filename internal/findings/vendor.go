@@ -29,6 +29,12 @@ type secretRule struct {
 	// anchor, when set, tests the fixed characters after an occurrence of
 	// prefix at i, which every match has (MayHoldVendorSecret's quick test).
 	anchor func(s string, i int) bool
+	// key is a byte every match has at offset keyAt from its start, in
+	// prefix or among the characters anchor fixes, chosen to be rare in
+	// schema text, so that MayHoldVendorSecret looks for it (IndexByte)
+	// instead of for the prefix's first byte.
+	key   byte
+	keyAt int
 	// message is the finding message.
 	message string
 }
@@ -47,20 +53,20 @@ const secretSuffix = ": possible secret in field"
 // order their findings are emitted in.
 var vendorRules = []*secretRule{
 	// "sk-" and 20 or more ASCII letters/digits, on word boundaries.
-	{id: RuleSecOpenAI, message: RuleSecOpenAI + secretSuffix, severity: Critical, prefix: "sk-", wordStart: true, match: (*matcher).openAI},
+	{id: RuleSecOpenAI, message: RuleSecOpenAI + secretSuffix, severity: Critical, prefix: "sk-", key: '-', keyAt: 2, wordStart: true, match: (*matcher).openAI},
 	// "gh", one of p o u s r, "_", exactly 36 ASCII letters/digits.
-	{id: RuleSecGitHub, message: RuleSecGitHub + secretSuffix, severity: Critical, prefix: "gh", wordStart: true, match: (*matcher).gitHub, anchor: fixedAfter(2, "pousr", '_')},
+	{id: RuleSecGitHub, message: RuleSecGitHub + secretSuffix, severity: Critical, prefix: "gh", key: '_', keyAt: 3, wordStart: true, match: (*matcher).gitHub, anchor: fixedAfter(2, "pousr", '_')},
 	// "AKIA" and exactly 16 ASCII capitals/digits.
-	{id: RuleSecAWS, message: RuleSecAWS + secretSuffix, severity: Critical, prefix: "AKIA", wordStart: true, match: (*matcher).aws},
+	{id: RuleSecAWS, message: RuleSecAWS + secretSuffix, severity: Critical, prefix: "AKIA", key: 'K', keyAt: 1, wordStart: true, match: (*matcher).aws},
 	// "xox", one of b a p r s, "-", then 10 or more letters, digits or
 	// dashes, ending where a word boundary allows.
-	{id: RuleSecSlack, message: RuleSecSlack + secretSuffix, severity: Critical, prefix: "xox", wordStart: true, match: (*matcher).slack, anchor: fixedAfter(3, "baprs", '-')},
+	{id: RuleSecSlack, message: RuleSecSlack + secretSuffix, severity: Critical, prefix: "xox", key: '-', keyAt: 4, wordStart: true, match: (*matcher).slack, anchor: fixedAfter(3, "baprs", '-')},
 	// A PEM private-key header, optionally naming RSA, EC, OPENSSH, DSA
 	// or PGP; no boundary conditions.
-	{id: RuleSecPrivKey, message: RuleSecPrivKey + secretSuffix, severity: Critical, prefix: "-----BEGIN ", match: (*matcher).privKey},
+	{id: RuleSecPrivKey, message: RuleSecPrivKey + secretSuffix, severity: Critical, prefix: "-----BEGIN ", key: 'B', keyAt: 5, match: (*matcher).privKey},
 	// "eyJ" then three runs of 10 or more base64url characters separated
 	// by dots, the last ending where a word boundary allows.
-	{id: RuleSecJWT, message: RuleSecJWT + secretSuffix, severity: High, prefix: "eyJ", wordStart: true, match: (*matcher).jwt},
+	{id: RuleSecJWT, message: RuleSecJWT + secretSuffix, severity: High, prefix: "eyJ", key: 'J', keyAt: 2, wordStart: true, match: (*matcher).jwt},
 }
 
 // matcher runs the vendor patterns over one string. It memoises the work a
