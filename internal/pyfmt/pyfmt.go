@@ -227,6 +227,70 @@ func numberText(v *jsonv.Value) string {
 	return FloatRepr(f)
 }
 
+// appendNumber appends numberText of the number literal lit of the given
+// kind.
+func appendNumber(dst []byte, kind jsonv.Kind, lit string) []byte {
+	if kind == jsonv.Int {
+		return append(dst, IntText(lit)...)
+	}
+	if b, ok := appendPlainFloat(dst, lit); ok {
+		return b
+	}
+	return append(dst, numberText(&jsonv.Value{Kind: kind, Text: lit})...)
+}
+
+// appendPlainFloat appends Python's repr of the float of a literal written
+// as a plain decimal (-?digits.digits, no exponent) with at most 15
+// significant digits and no more than three zeros after the point before
+// the first nonzero digit, and reports false, appending nothing, for any
+// other literal. Such a float's shortest round-trip digits are the
+// literal's own (15 digits is what a float64 holds exactly, so no other
+// decimal of 15 digits or fewer rounds to it), and its magnitude, from
+// 1e-4 up to below 1e15, is in the range repr writes without an exponent:
+// the literal without leading zeros before the point, without trailing
+// zeros after it but one, and with the sign of a negative zero.
+// TestPlainFloat holds this to FloatRepr.
+func appendPlainFloat(dst []byte, lit string) ([]byte, bool) {
+	s, neg := strings.CutPrefix(lit, "-")
+	ip, fp, ok := strings.Cut(s, ".")
+	if !ok || ip == "" || fp == "" || !allDigits(ip) || !allDigits(fp) {
+		return dst, false
+	}
+	ip = strings.TrimLeft(ip, "0")
+	fp = strings.TrimRight(fp, "0")
+	if ip == "" {
+		sig := strings.TrimLeft(fp, "0")
+		if sig != "" && (len(fp)-len(sig) > 3 || len(sig) > 15) {
+			return dst, false
+		}
+	} else if len(ip)+len(fp) > 15 {
+		return dst, false
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
+	if ip == "" {
+		dst = append(dst, '0')
+	} else {
+		dst = append(dst, ip...)
+	}
+	dst = append(dst, '.')
+	if fp == "" {
+		return append(dst, '0'), true
+	}
+	return append(dst, fp...), true
+}
+
+// allDigits reports whether s is all ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // Dumps returns json.dumps(v, ensure_ascii=False) with the default separators
 // ", " and ": "; with sortKeys, object keys are ordered by code point as
 // sort_keys=True does.
@@ -251,7 +315,7 @@ func appendDumps(b []byte, v *jsonv.Value, sortKeys bool) []byte {
 		}
 		return append(b, "false"...)
 	case jsonv.Int, jsonv.Float:
-		return append(b, numberText(v)...)
+		return appendNumber(b, v.Kind, v.Text)
 	case jsonv.String:
 		return jsonv.AppendQuoted(b, v.Text)
 	case jsonv.Array:

@@ -63,7 +63,7 @@ func AppendIndentRaw(dst []byte, r jsonv.Raw, indent, level int) []byte {
 			if j == i {
 				j++ // not reached for valid compact text; never loop
 			}
-			dst = append(dst, numberText(&jsonv.Value{Kind: kind, Text: s[i:j]})...)
+			dst = appendNumber(dst, kind, s[i:j])
 			i = j
 		}
 	}
