@@ -9,6 +9,7 @@ package caps
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/jsonv"
 )
@@ -75,53 +76,102 @@ func PropertyNames(inputSchema *jsonv.Value) []string {
 	return names
 }
 
-// analysis holds one tool's tokenized identifiers.
+// The tables a segment can belong to, as bits: flag i's (in Flags order)
+// name table is nameBit(i), its property table propBit(i), and
+// contentTokens is contentBit.
+const contentBit uint16 = 1 << 10
+
+func nameBit(i int) uint16 { return 1 << i }
+func propBit(i int) uint16 { return 1 << (5 + i) }
+
+// flagIndex is the index of flag in Flags, or -1.
+func flagIndex(flag string) int { return slices.Index(Flags, flag) }
+
+// tokenBits maps every segment in any table to the tables it is in, so
+// that a segment is looked up once rather than once a table.
+var tokenBits = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for i, f := range Flags {
+		for w := range nameTokens[f] {
+			m[w] |= nameBit(i)
+		}
+		for w := range propTokens[f] {
+			m[w] |= propBit(i)
+		}
+	}
+	for w := range contentTokens {
+		m[w] |= contentBit
+	}
+	return m
+}()
+
+// analysis holds what the derivation reads of one tool: which tables its
+// name's segments and each property key's segments fall in.
 type analysis struct {
-	name  []string   // segments of the tool name
-	props [][]string // segments of each property key, document order
-	keys  []string   // the property keys, document order
+	name     string   // the tool name, tokenized again for evidence
+	nameBits uint16   // the tables of the name's segments
+	keys     []string // the property keys, document order
+	propBits []uint16 // the tables of each key's segments
+	allProps uint16   // propBits of every key together
 }
 
 func analyse(name string, inputSchema *jsonv.Value) analysis {
-	a := analysis{name: Tokenize(name), keys: PropertyNames(inputSchema)}
-	a.props = make([][]string, len(a.keys))
+	a := analysis{name: name, keys: PropertyNames(inputSchema)}
+	var buf [64]byte
+	a.nameBits = segmentBits(name, &buf)
+	a.propBits = make([]uint16, len(a.keys))
 	for i, k := range a.keys {
-		a.props[i] = Tokenize(k)
+		a.propBits[i] = segmentBits(k, &buf)
+		a.allProps |= a.propBits[i]
 	}
 	return a
 }
 
-func anyIn(segs []string, set tokenSet) bool {
-	for _, s := range segs {
-		if set[s] {
-			return true
-		}
+// segmentBits returns the tables any of Tokenize(s) falls in. An ASCII s
+// is split in place and each piece lower-cased into buf when it fits, so
+// that looking a segment up allocates nothing.
+func segmentBits(s string, buf *[64]byte) uint16 {
+	var bits uint16
+	if s == "" {
+		return 0
 	}
-	return false
-}
-
-func (a analysis) nameHas(set tokenSet) bool { return anyIn(a.name, set) }
-
-func (a analysis) propHas(set tokenSet) bool {
-	for _, p := range a.props {
-		if anyIn(p, set) {
-			return true
+	if !isASCII(s) {
+		for _, seg := range tokenizeRunes(s) {
+			bits |= tokenBits[seg]
 		}
+		return bits
 	}
-	return false
+	splitASCII(s, func(piece string) {
+		if len(piece) > len(buf) {
+			bits |= tokenBits[strings.ToLower(piece)]
+			return
+		}
+		b := buf[:len(piece)]
+		for i := 0; i < len(piece); i++ {
+			c := piece[i]
+			if isUpper(rune(c)) {
+				c += 'a' - 'A'
+			}
+			b[i] = c
+		}
+		bits |= tokenBits[string(b)]
+	})
+	return bits
 }
 
 func (a analysis) has(flag string) bool {
+	i := flagIndex(flag)
+	if i < 0 {
+		return false
+	}
+	name, prop := a.nameBits&nameBit(i) != 0, a.allProps&propBit(i) != 0
 	switch flag {
 	case FSWrite:
-		path := a.propHas(propTokens[FSWrite])
-		return path && (a.nameHas(nameTokens[FSWrite]) || a.propHas(contentTokens))
+		return prop && (name || a.allProps&contentBit != 0)
 	case FSRead:
-		return a.nameHas(nameTokens[FSRead]) && a.propHas(propTokens[FSRead])
-	case ShellExec, HTTPRequest, SQLQuery:
-		return a.nameHas(nameTokens[flag]) || a.propHas(propTokens[flag])
+		return name && prop
 	}
-	return false
+	return name || prop
 }
 
 // Derive returns the capability flags of a tool, sorted and de-duplicated
@@ -132,7 +182,7 @@ func Derive(name string, inputSchema *jsonv.Value) []string {
 }
 
 func (a analysis) flags() []string {
-	out := []string{}
+	out := make([]string, 0, 2)
 	for _, f := range Flags {
 		if a.has(f) {
 			out = append(out, f)
@@ -168,18 +218,22 @@ func (x *Analysis) Flags() []string { return x.a.flags() }
 func (x *Analysis) Evidence(flag string) string { return x.a.evidence(flag) }
 
 func (a analysis) evidence(flag string) string {
-	var matched []string
-	for _, s := range a.name {
-		if nameTokens[flag][s] {
-			matched = append(matched, s)
+	i := flagIndex(flag)
+	if i < 0 {
+		return "derived capability '" + flag + "'"
+	}
+	if a.nameBits&nameBit(i) != 0 {
+		var least string
+		for _, s := range Tokenize(a.name) {
+			if tokenBits[s]&nameBit(i) != 0 && (least == "" || s < least) {
+				least = s
+			}
 		}
+		return "name token '" + least + "'"
 	}
-	if len(matched) > 0 {
-		return "name token '" + slices.Min(matched) + "'"
-	}
-	for i, segs := range a.props {
-		if anyIn(segs, propTokens[flag]) {
-			return "property '" + a.keys[i] + "'"
+	for k, bits := range a.propBits {
+		if bits&propBit(i) != 0 {
+			return "property '" + a.keys[k] + "'"
 		}
 	}
 	return "derived capability '" + flag + "'"

@@ -35,12 +35,22 @@ func Tokenize(s string) []string {
 // capital, so the common identifier costs the result slice alone.
 func tokenizeASCII(s string) []string {
 	out := make([]string, 0, 4)
+	splitASCII(s, func(piece string) { out = append(out, strings.ToLower(piece)) })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// splitASCII calls f with each piece Tokenize cuts an ASCII s into, in
+// order and not yet lower-cased.
+func splitASCII(s string, f func(piece string)) {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := rune(s[i])
 		if isDelimiter(c) {
 			if i > start {
-				out = append(out, strings.ToLower(s[start:i]))
+				f(s[start:i])
 			}
 			start = i + 1
 			continue
@@ -48,18 +58,14 @@ func tokenizeASCII(s string) []string {
 		if i > start && isUpper(c) {
 			x := rune(s[i-1])
 			if isLower(x) || isDigit(x) || isUpper(x) && i+1 < len(s) && isLower(rune(s[i+1])) {
-				out = append(out, strings.ToLower(s[start:i]))
+				f(s[start:i])
 				start = i
 			}
 		}
 	}
 	if len(s) > start {
-		out = append(out, strings.ToLower(s[start:]))
+		f(s[start:])
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
 // tokenizeRunes is Tokenize for any s.
