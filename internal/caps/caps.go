@@ -106,23 +106,24 @@ var tokenBits = func() map[string]uint16 {
 }()
 
 // analysis holds what the derivation reads of one tool: which tables its
-// name's segments and each property key's segments fall in.
+// name's segments and its property keys' segments fall in. The name and
+// the keys are tokenized again only for the evidence of a flag that fired.
 type analysis struct {
-	name     string   // the tool name, tokenized again for evidence
-	nameBits uint16   // the tables of the name's segments
-	keys     []string // the property keys, document order
-	propBits []uint16 // the tables of each key's segments
-	allProps uint16   // propBits of every key together
+	name     string
+	nameBits uint16
+	props    []jsonv.Member // inputSchema.properties, not to be changed
+	propBits uint16         // the tables of every key's segments together
 }
 
 func analyse(name string, inputSchema *jsonv.Value) analysis {
-	a := analysis{name: name, keys: PropertyNames(inputSchema)}
+	a := analysis{name: name}
 	var buf [64]byte
 	a.nameBits = segmentBits(name, &buf)
-	a.propBits = make([]uint16, len(a.keys))
-	for i, k := range a.keys {
-		a.propBits[i] = segmentBits(k, &buf)
-		a.allProps |= a.propBits[i]
+	if props := inputSchema.Get("properties"); props != nil && props.Kind == jsonv.Object {
+		a.props = props.Members
+	}
+	for _, m := range a.props {
+		a.propBits |= segmentBits(m.Key, &buf)
 	}
 	return a
 }
@@ -164,10 +165,10 @@ func (a analysis) has(flag string) bool {
 	if i < 0 {
 		return false
 	}
-	name, prop := a.nameBits&nameBit(i) != 0, a.allProps&propBit(i) != 0
+	name, prop := a.nameBits&nameBit(i) != 0, a.propBits&propBit(i) != 0
 	switch flag {
 	case FSWrite:
-		return prop && (name || a.allProps&contentBit != 0)
+		return prop && (name || a.propBits&contentBit != 0)
 	case FSRead:
 		return name && prop
 	}
@@ -231,9 +232,12 @@ func (a analysis) evidence(flag string) string {
 		}
 		return "name token '" + least + "'"
 	}
-	for k, bits := range a.propBits {
-		if bits&propBit(i) != 0 {
-			return "property '" + a.keys[k] + "'"
+	if a.propBits&propBit(i) != 0 {
+		var buf [64]byte
+		for _, m := range a.props {
+			if segmentBits(m.Key, &buf)&propBit(i) != 0 {
+				return "property '" + m.Key + "'"
+			}
 		}
 	}
 	return "derived capability '" + flag + "'"

@@ -210,7 +210,8 @@ func scanTool(t surface.Tool, a *caps.Analysis) []lock.Finding {
 // explicit stack: a parsed document may be nested far deeper than the Go
 // stack should be asked to recurse.
 func schemaStrings(schema *jsonv.Value, f func(string)) {
-	stack := []*jsonv.Value{schema}
+	// Room for a typical schema's pending values without growing.
+	stack := append(make([]*jsonv.Value, 0, 64), schema)
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

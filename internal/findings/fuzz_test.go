@@ -35,6 +35,9 @@ func FuzzScanField(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, value string) {
 		spans := vendorSpans(value)
+		if want := vendorSpansByPrefix(value); !slices.Equal(spans, want) {
+			t.Fatalf("vendorSpans(%q) = %v, the prefix search finds %v", value, spans, want)
+		}
 		for _, sp := range spans {
 			if text := value[sp.start:sp.end]; !vendorShape[sp.rule.id].MatchString(text) {
 				t.Fatalf("%s matched %q, which does not have the pattern's shape", sp.rule.id, text)

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,12 +33,43 @@ func mayHoldByPrefix(s string) bool {
 	return false
 }
 
+// vendorSpansByPrefix is vendorSpans as first written: no screen, and every
+// occurrence of each rule's prefix tried. vendorSpans must find the same.
+func vendorSpansByPrefix(s string) []span {
+	if s == "" {
+		return nil
+	}
+	m := newMatcher(s)
+	var spans []span
+	for _, rule := range vendorRules {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], rule.prefix)
+			if j < 0 {
+				break
+			}
+			pos := i + j
+			if !rule.wordStart || !wordBefore(s, pos) {
+				if end := rule.match(m, pos); end >= 0 {
+					spans = append(spans, span{rule: rule, start: pos, end: end})
+					i = end
+					continue
+				}
+			}
+			i = pos + 1
+		}
+	}
+	return spans
+}
+
 // checkMayHold: whenever the vendor patterns match in s, MayHoldVendorSecret
 // says they may; and so it does for s embedded in compact JSON.
 func checkMayHold(t *testing.T, s string) {
 	t.Helper()
 	if got, want := MayHoldVendorSecret(s), mayHoldByPrefix(s); got != want {
 		t.Fatalf("MayHoldVendorSecret(%q) = %v, the prefix search says %v", s, got, want)
+	}
+	if got, want := vendorSpans(s), vendorSpansByPrefix(s); !slices.Equal(got, want) {
+		t.Fatalf("vendorSpans(%q) = %v, the prefix search finds %v", s, got, want)
 	}
 	vendor := false
 	for _, f := range ScanField(s, "t") {

@@ -95,9 +95,17 @@ func MayHoldVendorSecret(s string) bool {
 
 // isTokenByte is the entropy pass's token alphabet [A-Za-z0-9+/_=.-]; the
 // value is split on runs of anything else.
-func isTokenByte(c byte) bool {
-	return isAlnum(c) || c == '+' || c == '/' || c == '_' || c == '=' || c == '.' || c == '-'
-}
+func isTokenByte(c byte) bool { return tokenBytes[c] }
+
+// tokenBytes is isTokenByte as a table: descriptions are long, and one
+// load a byte beats seven comparisons.
+var tokenBytes = func() (t [256]bool) {
+	for c := range 256 {
+		b := byte(c)
+		t[c] = isAlnum(b) || b == '+' || b == '/' || b == '_' || b == '=' || b == '.' || b == '-'
+	}
+	return t
+}()
 
 // tokens calls f with every maximal run of token bytes in s, in order.
 func tokens(s string, f func(tok string)) {
@@ -149,13 +157,16 @@ func entropyCandidate(tok string, e *entropyScorer) bool {
 func entropyHits(value string, spans []span) []string {
 	var cands []string
 	var scorer entropyScorer
-	seen := map[string]bool{}
+	var seen map[string]bool // made for the first long token: most values have none
 	tokens(value, func(tok string) {
 		// A repeated token never becomes a new hit: if its first
 		// occurrence was a hit, it is a substring of that hit; if not,
 		// whatever stopped the first occurrence stops it too.
 		if len(tok) < entropyMinLen || seen[tok] {
 			return
+		}
+		if seen == nil {
+			seen = map[string]bool{}
 		}
 		seen[tok] = true
 		if entropyCandidate(tok, &scorer) {
@@ -204,7 +215,9 @@ func maskVendorSecrets(s string) string {
 
 // vendorSpans are the vendor-pattern matches in s.
 func vendorSpans(s string) []span {
-	if s == "" {
+	// Every match passes the screen, and most strings (enum members,
+	// defaults, prose) do not: they cost no matcher.
+	if !MayHoldVendorSecret(s) {
 		return nil
 	}
 	m := newMatcher(s)

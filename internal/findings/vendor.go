@@ -30,9 +30,10 @@ type secretRule struct {
 	// prefix at i, which every match has (MayHoldVendorSecret's quick test).
 	anchor func(s string, i int) bool
 	// key is a byte every match has at offset keyAt from its start, in
-	// prefix or among the characters anchor fixes, chosen to be rare in
-	// schema text, so that MayHoldVendorSecret looks for it (IndexByte)
-	// instead of for the prefix's first byte.
+	// prefix or among the characters anchor fixes (and match requires),
+	// chosen to be rare in schema text and prose, so that find and
+	// MayHoldVendorSecret look for it (IndexByte) instead of for the
+	// prefix's first byte.
 	key   byte
 	keyAt int
 	// message is the finding message.
@@ -157,11 +158,17 @@ func (m *matcher) boundaryInRun(k, end int) bool {
 func (m *matcher) find(rule *secretRule, out []span) []span {
 	s := m.s
 	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], rule.prefix)
+		// Occurrences of the prefix without the key byte at keyAt cannot
+		// match, so only those with it are tried (see key).
+		j := strings.IndexByte(s[min(i+rule.keyAt, len(s)):], rule.key)
 		if j < 0 {
 			break
 		}
 		pos := i + j
+		if !strings.HasPrefix(s[pos:], rule.prefix) {
+			i = pos + 1
+			continue
+		}
 		if !rule.wordStart || !wordBefore(s, pos) {
 			if end := rule.match(m, pos); end >= 0 {
 				out = append(out, span{rule: rule, start: pos, end: end})
