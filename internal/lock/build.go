@@ -116,7 +116,39 @@ func (b *Builder) BuildAnalyzedTool(t surface.Tool, a *caps.Analysis) (Tool, err
 	return e, nil
 }
 
-// AddBuilt adds a tool entry made by BuildAnalyzedTool.
+// BuildToolText builds the tool entry BuildAnalyzedTool builds and appends
+// its text as the lock file holds it (AppendToolText's) to dst, rendering
+// the skeletons straight from the schema walk. The entry returned is whole
+// only when keep, given the text, says so; otherwise it carries just what
+// the lock's order and overall digest need (name and entry digest), which
+// is all a writer that has the text needs to keep (see StreamWriter). An
+// entry that is not whole must never be written or verified.
+func (b *Builder) BuildToolText(t surface.Tool, a *caps.Analysis, dst []byte, keep func(text []byte) bool) (Tool, []byte, error) {
+	b.s.caps = a
+	e, skel, out, err := buildToolParts(&b.s, t)
+	b.s.caps = nil
+	if err != nil {
+		return Tool{}, dst, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	start := len(dst)
+	enc := &encoder{b: dst}
+	enc.toolWith(&e, func(level int) { enc.b = skel.AppendIndent(enc.b, lockIndent, level) },
+		func(level int) { enc.b = out.AppendIndent(enc.b, lockIndent, level) })
+	dst = enc.b
+	if keep == nil || !keep(dst[start:]) {
+		return Tool{Name: e.Name, EntryDigest: e.EntryDigest, HasV4: true}, dst, nil
+	}
+	b.s.raw = skel.AppendCompact(b.s.raw[:0])
+	e.SchemaSkeleton = jsonv.CompactRaw(b.s.raw)
+	if out != nil {
+		b.s.raw = out.AppendCompact(b.s.raw[:0])
+		e.OutputSchemaSkeleton = jsonv.CompactRaw(b.s.raw)
+	}
+	e.memo = newToolMemo(e, false, e.EntryDigest)
+	return e, dst, nil
+}
+
+// AddBuilt adds a tool entry made by BuildAnalyzedTool or BuildToolText.
 func (b *Builder) AddBuilt(e Tool) { b.l.Tools = append(b.l.Tools, e) }
 
 // AddResource adds one resource entry.
@@ -226,11 +258,27 @@ const (
 func BuildTool(t surface.Tool) (Tool, error) { return buildTool(&scratch{}, t) }
 
 func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
+	e, skel, out, err := buildToolParts(sc, t)
+	if err != nil {
+		return Tool{}, err
+	}
+	sc.raw = skel.AppendCompact(sc.raw[:0])
+	e.SchemaSkeleton = jsonv.CompactRaw(sc.raw)
+	if out != nil {
+		sc.raw = out.AppendCompact(sc.raw[:0])
+		e.OutputSchemaSkeleton = jsonv.CompactRaw(sc.raw)
+	}
+	e.memo = newToolMemo(e, false, e.EntryDigest)
+	return e, nil
+}
+
+// buildToolParts builds a tool entry but for its skeletons' text, and
+// returns the skeletons, which stay valid until sc's next build.
+func buildToolParts(sc *scratch, t surface.Tool) (e Tool, skel, out *skeleton.Skeleton, err error) {
 	h := &sc.h
-	e := Tool{Name: t.Name, HasV4: true}
-	var err error
+	e = Tool{Name: t.Name, HasV4: true}
 	if e.DescriptionHash, err = hashOr(h, t.Description, emptyStringDigest); err != nil {
-		return Tool{}, fmt.Errorf("description: %w", err)
+		return Tool{}, nil, nil, fmt.Errorf("description: %w", err)
 	}
 	// A present inputSchema that is not an object hashes as {} (vector
 	// digest/malformed-input-schema) and contributes no capabilities.
@@ -239,7 +287,7 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 		obj = t.InputSchema
 	}
 	if e.InputSchemaHash, err = hashOr(h, obj, emptyObjectDigest); err != nil {
-		return Tool{}, fmt.Errorf("inputSchema: %w", err)
+		return Tool{}, nil, nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	if sc.caps != nil {
 		e.Capabilities = sc.caps.Flags()
@@ -258,34 +306,26 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	// The skeletons are written out before the next tool is built: one
 	// Extractor for input schemas, one for output schemas, serve the
 	// whole build.
-	skel := sc.x.Extract(in)
+	skel = sc.x.Extract(in)
 	if a := t.Annotations; !a.IsNull() && a.Kind != jsonv.Object {
-		return Tool{}, fmt.Errorf("annotations is a %s, not an object", a.Kind)
+		return Tool{}, nil, nil, fmt.Errorf("annotations is a %s, not an object", a.Kind)
 	}
 	if o := t.OutputSchema; !o.IsNull() && o.Kind != jsonv.Object {
-		return Tool{}, fmt.Errorf("outputSchema is a %s, not an object", o.Kind)
+		return Tool{}, nil, nil, fmt.Errorf("outputSchema is a %s, not an object", o.Kind)
 	}
 	if e.AnnotationsHash, err = hashOr(h, t.Annotations, nullDigest); err != nil {
-		return Tool{}, fmt.Errorf("annotations: %w", err)
+		return Tool{}, nil, nil, fmt.Errorf("annotations: %w", err)
 	}
 	if e.OutputSchemaHash, err = hashOr(h, t.OutputSchema, nullDigest); err != nil {
-		return Tool{}, fmt.Errorf("outputSchema: %w", err)
+		return Tool{}, nil, nil, fmt.Errorf("outputSchema: %w", err)
 	}
-	var out *skeleton.Skeleton
 	if !t.OutputSchema.IsNull() {
 		out = sc.xo.Extract(t.OutputSchema)
 	}
 	if e.EntryDigest, err = builtToolDigest(h, &e, skel, out); err != nil {
-		return Tool{}, fmt.Errorf("entry_digest: %w", err)
+		return Tool{}, nil, nil, fmt.Errorf("entry_digest: %w", err)
 	}
-	sc.raw = skel.AppendCompact(sc.raw[:0])
-	e.SchemaSkeleton = jsonv.CompactRaw(sc.raw)
-	if out != nil {
-		sc.raw = out.AppendCompact(sc.raw[:0])
-		e.OutputSchemaSkeleton = jsonv.CompactRaw(sc.raw)
-	}
-	e.memo = newToolMemo(e, false, e.EntryDigest)
-	return e, nil
+	return e, skel, out, nil
 }
 
 // toolDigestFrom is the digest of a tool entry's body — the hash of

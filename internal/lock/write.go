@@ -259,6 +259,13 @@ func AppendToolText(dst []byte, t *Tool) []byte {
 
 // tool writes one tool entry as ToolValue renders it, at level 2.
 func (e *encoder) tool(t *Tool) {
+	e.toolWith(t, func(level int) { e.b = pyfmt.AppendIndentRaw(e.b, t.SchemaSkeleton, lockIndent, level) },
+		func(level int) { e.b = pyfmt.AppendIndentRaw(e.b, t.OutputSchemaSkeleton, lockIndent, level) })
+}
+
+// toolWith is tool with the skeletons written by skel and out, which
+// append the input and output schema skeleton as member values at level.
+func (e *encoder) toolWith(t *Tool, skel, out func(level int)) {
 	const level = 3 // the entry's members
 	e.b = append(e.b, '{')
 	e.member(true, "name", level)
@@ -274,14 +281,14 @@ func (e *encoder) tool(t *Tool) {
 		e.b = pyfmt.AppendIndent(e.b, t.Inspection, lockIndent, level)
 	}
 	e.member(false, "schema_skeleton", level)
-	e.b = pyfmt.AppendIndentRaw(e.b, t.SchemaSkeleton, lockIndent, level)
+	skel(level)
 	if t.HasV4 {
 		e.member(false, "annotations_hash", level)
 		e.b = jsonv.AppendQuoted(e.b, t.AnnotationsHash)
 		e.member(false, "output_schema_hash", level)
 		e.b = jsonv.AppendQuoted(e.b, t.OutputSchemaHash)
 		e.member(false, "output_schema_skeleton", level)
-		e.b = pyfmt.AppendIndentRaw(e.b, t.OutputSchemaSkeleton, lockIndent, level)
+		out(level)
 	}
 	e.member(false, "entry_digest", level)
 	e.b = jsonv.AppendQuoted(e.b, t.EntryDigest)

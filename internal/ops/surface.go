@@ -100,8 +100,9 @@ type lockSink struct {
 	w *lock.StreamWriter
 	// version is warden's, written into the lock's head.
 	version string
-	// suspects names the tools toolMayHoldSecret was true for, screened
-	// where they were built: the stored-secret check walks only these.
+	// suspects names the tools whose text may hold a stored secret,
+	// screened where they were built: the stored-secret check walks only
+	// these (kept whole).
 	suspects map[string]bool
 }
 
@@ -261,7 +262,8 @@ type toolDone struct {
 	seq  int
 	e    lock.Tool
 	text *[]byte
-	// suspect is toolMayHoldSecret(e), with a sink.
+	// suspect is set, with a sink, when e's text may hold a stored
+	// secret; e is then whole.
 	suspect bool
 	err     error
 }
@@ -322,7 +324,22 @@ func (p *toolPool) add(t surface.Tool) error {
 func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) toolDone {
 	// The capabilities and their findings come from one analysis.
 	a := caps.Analyze(j.t.Name, j.t.InputSchema)
-	e, err := b.BuildAnalyzedTool(j.t, a)
+	d := toolDone{seq: j.seq}
+	var err error
+	if p.sink == nil {
+		d.e, err = b.BuildAnalyzedTool(j.t, a)
+	} else {
+		// The entry is rendered as it is built and kept whole only when
+		// its text may hold a secret: the text holds every string the
+		// entry stores verbatim with its printable characters as they
+		// are, so no string in an entry whose text has no vendor prefix
+		// can match (findings.MayHoldVendorSecret).
+		d.text = p.texts.Get().(*[]byte)
+		d.e, *d.text, err = b.BuildToolText(j.t, a, (*d.text)[:0], func(text []byte) bool {
+			d.suspect = findings.MayHoldVendorSecret(string(text))
+			return d.suspect
+		})
+	}
 	if err != nil {
 		for {
 			at := p.failedAt.Load()
@@ -330,15 +347,10 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) toolD
 				break
 			}
 		}
-		return toolDone{seq: j.seq, err: err}
+		d.err = err
+		return d
 	}
 	sc.AnalyzedTool(j.t, a)
-	d := toolDone{seq: j.seq, e: e}
-	if p.sink != nil {
-		d.text = p.texts.Get().(*[]byte)
-		*d.text = lock.AppendToolText((*d.text)[:0], &e)
-		d.suspect = toolMayHoldSecret(e)
-	}
 	return d
 }
 
@@ -369,12 +381,11 @@ func (p *toolPool) collect(d toolDone) {
 					p.sink.suspects = map[string]bool{}
 				}
 				p.sink.suspects[d.e.Name] = true
-				p.b.AddBuilt(d.e) // walked whole by the stored-secret check
-			} else {
-				// Written: the lock keeps what its order and overall digest
-				// need, so memory does not grow with the tools.
-				p.b.AddBuilt(lock.Tool{Name: d.e.Name, EntryDigest: d.e.EntryDigest, HasV4: true})
 			}
+			// Whole for a suspect (walked by the stored-secret check), else
+			// cut down to name and digest, so memory does not grow with
+			// the tools.
+			p.b.AddBuilt(d.e)
 		}
 		if d.text != nil {
 			p.texts.Put(d.text)

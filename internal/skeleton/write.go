@@ -3,6 +3,7 @@ package skeleton
 import (
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/pyfmt"
 )
 
 // AppendCompact appends s.Value()'s compact text (jsonv's AppendCompact
@@ -23,6 +24,76 @@ func (s *Skeleton) AppendCompact(dst []byte) []byte {
 		dst = recs[i].appendCompact(dst)
 	}
 	return append(dst, "}}"...)
+}
+
+// AppendIndent appends s.Value() as json.dumps(indent=indent) lays it out
+// as a member value at level (pyfmt.AppendIndent of the tree, which is
+// pyfmt.AppendIndentRaw of AppendCompact's text), writing it straight
+// from the records: the lock writer renders skeletons this way without a
+// compact text in between. A nil skeleton is null.
+func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	paths, recs := s.orderedRecords()
+	dst = append(pyfmt.Newline(append(dst, '{'), indent, level+1), `"props": `...)
+	if len(paths) == 0 {
+		dst = append(dst, "{}"...)
+	} else {
+		dst = append(dst, '{')
+		for i, p := range paths {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = pyfmt.Newline(dst, indent, level+2)
+			dst = jsonv.AppendQuoted(dst, p)
+			dst = append(dst, ": "...)
+			dst = recs[i].appendIndent(dst, indent, level+2)
+		}
+		dst = append(pyfmt.Newline(dst, indent, level+1), '}')
+	}
+	return append(pyfmt.Newline(dst, indent, level), '}')
+}
+
+// appendIndent appends the record as AppendIndent lays it out at level.
+func (r Record) appendIndent(dst []byte, indent, level int) []byte {
+	in := level + 1
+	dst = append(pyfmt.Newline(append(dst, '{'), indent, in), `"type": `...)
+	switch {
+	case r.Type == nil:
+		dst = append(dst, "null"...)
+	case len(r.Type) == 0:
+		dst = append(dst, "[]"...)
+	default:
+		dst = append(dst, '[')
+		for i, t := range r.Type {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonv.AppendQuoted(pyfmt.Newline(dst, indent, in+1), t)
+		}
+		dst = append(pyfmt.Newline(dst, indent, in), ']')
+	}
+	if r.Required {
+		dst = append(dst, `,`...)
+		dst = append(pyfmt.Newline(dst, indent, in), `"required": true,`...)
+	} else {
+		dst = append(dst, `,`...)
+		dst = append(pyfmt.Newline(dst, indent, in), `"required": false,`...)
+	}
+	dst = append(pyfmt.Newline(dst, indent, in), `"enum": `...)
+	if r.Enum == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = pyfmt.AppendIndent(dst, r.Enum, indent, in)
+	}
+	dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
+	if r.Constraints == nil {
+		dst = append(dst, "{}"...)
+	} else {
+		dst = pyfmt.AppendIndent(dst, r.Constraints, indent, in)
+	}
+	return append(pyfmt.Newline(dst, indent, level), '}')
 }
 
 // appendCompact appends the record as Value renders it, compact.
