@@ -3,11 +3,15 @@ package lock
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/surface"
 )
 
 // streamWrite writes l through a StreamWriter with its tools added in the
@@ -180,5 +184,45 @@ func TestStreamWriterFailuresKeepOldLock(t *testing.T) {
 			}
 			assertNoTemp(t, dir)
 		})
+	}
+}
+
+// TestBuildToolText: the text BuildToolText renders from the schema walk is
+// AppendToolText of the entry BuildAnalyzedTool builds, and the entry it
+// returns is that entry when keep says so, else its name and digest only.
+func TestBuildToolText(t *testing.T) {
+	v, err := jsonv.Parse(genSurfaceJSON(30), jsonv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Tools = append(s.Tools, surface.Tool{Name: "no-schema"}, surface.Tool{Name: "out", OutputSchema: jsonv.NewObject(jsonv.M("properties", jsonv.NewObject(jsonv.M("r", jsonv.NewObject(jsonv.M("type", jsonv.NewString("number"))))))), InputSchema: jsonv.NewInt(5)})
+	b := NewBuilder()
+	for _, tool := range s.Tools {
+		want, err := b.BuildAnalyzedTool(tool, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantText := AppendToolText([]byte("x"), &want)
+		for _, keep := range []bool{true, false} {
+			got, text, err := b.BuildToolText(tool, nil, []byte("x"), func([]byte) bool { return keep })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(text, wantText) {
+				t.Fatalf("%s: text differs:\n%s", tool.Name, firstDifference(text, wantText))
+			}
+			whole := fmt.Sprint(got.Name, got.SchemaSkeleton, got.OutputSchemaSkeleton, got.Capabilities, got.InputSchemaHash, got.EntryDigest) ==
+				fmt.Sprint(want.Name, want.SchemaSkeleton, want.OutputSchemaSkeleton, want.Capabilities, want.InputSchemaHash, want.EntryDigest)
+			if keep && !whole {
+				t.Errorf("%s: kept entry is not whole: %+v", tool.Name, got)
+			}
+			if !keep && (got.Name != want.Name || got.EntryDigest != want.EntryDigest || !got.SchemaSkeleton.IsZero() || got.InputSchemaHash != "") {
+				t.Errorf("%s: cut-down entry is %+v", tool.Name, got)
+			}
+		}
 	}
 }
