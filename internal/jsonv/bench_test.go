@@ -49,3 +49,23 @@ func BenchmarkParseSurface(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendCompact writes every tool of a generated surface as
+// compact JSON, the string escaping (AppendQuoted) a lock's hashing and
+// writing do for every key and string.
+func BenchmarkAppendCompact(b *testing.B) {
+	data := benchdata.Surface(1000, nil)
+	v, err := jsonv.Parse(data, jsonv.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := v.Get("tools").Items
+	var buf []byte
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range tools {
+			buf = t.AppendCompact(buf[:0])
+		}
+	}
+}

@@ -259,17 +259,15 @@ const hexDigits = "0123456789abcdef"
 // other control characters, and leaves all other text literal — the escaping
 // both RFC 8785 and Python's json.dumps(ensure_ascii=False) produce.
 func AppendQuoted(dst []byte, s string) []byte {
+	i := plainPrefix(s)
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		// Eight bytes at a time while none needs escaping.
-		for i+8 <= len(s) && !hasSpecial(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
+	dst = append(dst, s[:i]...)
+	if i == len(s) {
+		// The common case, nothing to escape: one copy.
+		return append(dst, '"')
+	}
+	start := i
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
@@ -297,6 +295,50 @@ func AppendQuoted(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainPrefix returns the length of the longest prefix of s that
+// AppendQuoted copies as it is: the index of the first quote, backslash or
+// control character, or len(s).
+func plainPrefix(s string) int {
+	if len(s) < 8 {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+				return i
+			}
+		}
+		return len(s)
+	}
+	i := 0
+	// Sixteen bytes, then eight, at a time while none needs escaping.
+	for ; i+16 <= len(s); i += 16 {
+		if hasSpecial(load64(s, i)) || hasSpecial(load64(s, i+8)) {
+			break
+		}
+	}
+	for ; i+8 <= len(s); i += 8 {
+		if hasSpecial(load64(s, i)) {
+			break
+		}
+	}
+	// The last eight bytes, overlapping what was checked, stand for the
+	// last few: most strings end without an escape.
+	if i < len(s) && len(s)-i < 8 && !hasSpecial(load64(s, len(s)-8)) {
+		return len(s)
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
+// load64 reads the eight bytes of s at i as a little-endian word.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // Path is a JSON path used in error messages, such as $.tools[3].name.
