@@ -125,6 +125,35 @@ func tokens(s string, f func(tok string)) {
 	}
 }
 
+// longTokens calls f with every maximal run of token bytes in s at least
+// n bytes long (n > 0), in order: tokens without the short ones, which
+// are most of prose. Such a run that starts at or after i covers i+n-1, so
+// the byte there is tested first: when it is not a token byte, nothing
+// before it needs a look; when it is, its run is found from there.
+func longTokens(s string, n int, f func(tok string)) {
+	// Before i, every run has been reported or ruled out, and s[i-1] is
+	// not a token byte (or i is 0).
+	for i := 0; i+n <= len(s); {
+		j := i + n - 1
+		if !isTokenByte(s[j]) {
+			i = j + 1
+			continue
+		}
+		start := j
+		for start > i && isTokenByte(s[start-1]) {
+			start--
+		}
+		end := j + 1
+		for end < len(s) && isTokenByte(s[end]) {
+			end++
+		}
+		if end-start >= n {
+			f(s[start:end])
+		}
+		i = end + 1
+	}
+}
+
 // entropyCandidate applies the entropy pass's per-token tests, the ones that
 // do not depend on earlier matches: at least 24 characters, none of them '.'
 // (the token must fully match [A-Za-z0-9+/_=-]{20,}), an ASCII alphanumeric
@@ -158,11 +187,11 @@ func entropyHits(value string, spans []span) []string {
 	var cands []string
 	var scorer entropyScorer
 	var seen map[string]bool // made for the first long token: most values have none
-	tokens(value, func(tok string) {
+	longTokens(value, entropyMinLen, func(tok string) {
 		// A repeated token never becomes a new hit: if its first
 		// occurrence was a hit, it is a substring of that hit; if not,
 		// whatever stopped the first occurrence stops it too.
-		if len(tok) < entropyMinLen || seen[tok] {
+		if seen[tok] {
 			return
 		}
 		if seen == nil {

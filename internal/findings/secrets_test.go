@@ -319,3 +319,39 @@ func TestSecretMessagesLiteral(t *testing.T) {
 		}
 	}
 }
+
+// checkLongTokens holds longTokens to tokens without the short runs.
+func checkLongTokens(t *testing.T, s string) {
+	t.Helper()
+	for _, n := range []int{1, 2, 5, entropyMinLen} {
+		var want, got []string
+		tokens(s, func(tok string) {
+			if len(tok) >= n {
+				want = append(want, tok)
+			}
+		})
+		longTokens(s, n, func(tok string) { got = append(got, tok) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("longTokens(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+}
+
+func TestLongTokens(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	pieces := []string{" ", ".", "é", ":", "a", "Z9", "+/=-_", strings.Repeat("x", 22), strings.Repeat("y", 23),
+		strings.Repeat("k", 24), strings.Repeat("q", 25), strings.Repeat("w", 60)}
+	checkLongTokens(t, "")
+	for range 5000 {
+		var b strings.Builder
+		for n := r.Intn(10); n >= 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		checkLongTokens(t, b.String())
+	}
+}
+
+func FuzzLongTokens(f *testing.F) {
+	f.Add("the tool " + strings.Repeat("ab", 20) + " x")
+	f.Fuzz(func(t *testing.T, s string) { checkLongTokens(t, s) })
+}
