@@ -126,3 +126,21 @@ func TestAnalysisMatchesTables(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenFilter: the filter in front of tokenBits lets every table
+// segment through, so lookupBits is tokenBits.
+func TestTokenFilter(t *testing.T) {
+	for w, bits := range tokenBits {
+		if got := lookupBits(w); got != bits {
+			t.Errorf("lookupBits(%q) = %b, want %b", w, got, bits)
+		}
+		if got := lookupBitsBytes([]byte(w)); got != bits {
+			t.Errorf("lookupBitsBytes(%q) = %b, want %b", w, got, bits)
+		}
+	}
+	for _, w := range []string{"", "x", "paths", "flag", "14", "shells", "é"} {
+		if lookupBits(w) != tokenBits[w] || lookupBitsBytes([]byte(w)) != tokenBits[w] {
+			t.Errorf("lookupBits(%q) differs from tokenBits", w)
+		}
+	}
+}

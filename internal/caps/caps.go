@@ -105,6 +105,34 @@ var tokenBits = func() map[string]uint16 {
 	return m
 }()
 
+// tokenFilter has, for each first byte of a segment in tokenBits, the
+// filterBit of each such segment: most segments of real identifiers are in
+// no table, and the filter turns them away without hashing them.
+var tokenFilter = func() (f [256]uint64) {
+	for w := range tokenBits {
+		f[w[0]] |= filterBit(len(w), w[len(w)-1])
+	}
+	return f
+}()
+
+func filterBit(n int, last byte) uint64 { return 1 << ((uint(n) + uint(last)) & 63) }
+
+// lookupBits is tokenBits[seg].
+func lookupBits(seg string) uint16 {
+	if seg == "" || tokenFilter[seg[0]]&filterBit(len(seg), seg[len(seg)-1]) == 0 {
+		return 0
+	}
+	return tokenBits[seg]
+}
+
+// lookupBitsBytes is lookupBits for a segment held in bytes.
+func lookupBitsBytes(seg []byte) uint16 {
+	if len(seg) == 0 || tokenFilter[seg[0]]&filterBit(len(seg), seg[len(seg)-1]) == 0 {
+		return 0
+	}
+	return tokenBits[string(seg)]
+}
+
 // analysis holds what the derivation reads of one tool: which tables its
 // name's segments and its property keys' segments fall in. The name and
 // the keys are tokenized again only for the evidence of a flag that fired.
@@ -138,13 +166,13 @@ func segmentBits(s string, buf *[64]byte) uint16 {
 	}
 	if !isASCII(s) {
 		for _, seg := range tokenizeRunes(s) {
-			bits |= tokenBits[seg]
+			bits |= lookupBits(seg)
 		}
 		return bits
 	}
 	splitASCII(s, func(piece string) {
 		if len(piece) > len(buf) {
-			bits |= tokenBits[strings.ToLower(piece)]
+			bits |= lookupBits(strings.ToLower(piece))
 			return
 		}
 		b := buf[:len(piece)]
@@ -155,7 +183,7 @@ func segmentBits(s string, buf *[64]byte) uint16 {
 			}
 			b[i] = c
 		}
-		bits |= tokenBits[string(b)]
+		bits |= lookupBitsBytes(b)
 	})
 	return bits
 }
@@ -226,7 +254,7 @@ func (a analysis) evidence(flag string) string {
 	if a.nameBits&nameBit(i) != 0 {
 		var least string
 		for _, s := range Tokenize(a.name) {
-			if tokenBits[s]&nameBit(i) != 0 && (least == "" || s < least) {
+			if lookupBits(s)&nameBit(i) != 0 && (least == "" || s < least) {
 				least = s
 			}
 		}

@@ -142,7 +142,10 @@ func TestMayHoldAgreesWithPrefixSearch(t *testing.T) {
 		}
 	}
 	for _, p := range pieces {
-		for _, s := range []string{p, "a" + p, p + "z", "x-_KBJ" + p + "-_", `{"k":"` + p + `"}`} {
+		// Short strings are screened byte by byte, long ones rule by
+		// rule: both lengths.
+		pad := strings.Repeat("a", 64)
+		for _, s := range []string{p, "a" + p, p + "z", "x-_KBJ" + p + "-_", `{"k":"` + p + `"}`, pad + p, p + pad, pad + "_-" + p + pad} {
 			checkMayHold(t, s)
 		}
 	}

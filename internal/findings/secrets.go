@@ -74,6 +74,11 @@ func ScanField(value, target string) []lock.Finding {
 // ASCII unchanged — compact JSON, for one — can be tested as a whole:
 // without a prefix in it, no string in it can match.
 func MayHoldVendorSecret(s string) bool {
+	// A short string (a name, an enum member) is read once for any key
+	// byte rather than once a rule.
+	if len(s) < 64 && !hasKeyByte(s) {
+		return false
+	}
 	// Each rule's key byte is rare where its prefix's first byte ("s",
 	// "g", "e") is everywhere, so finding the key and checking around it
 	// costs one vectorised IndexByte pass a rule and few checks.
@@ -88,6 +93,24 @@ func MayHoldVendorSecret(s string) bool {
 			if strings.HasPrefix(s[at:], r.prefix) && (r.anchor == nil || r.anchor(s, at)) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// keyBytes marks the vendor rules' key bytes.
+var keyBytes = func() (t [256]bool) {
+	for _, r := range vendorRules {
+		t[r.key] = true
+	}
+	return t
+}()
+
+// hasKeyByte reports whether s holds any vendor rule's key byte.
+func hasKeyByte(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if keyBytes[s[i]] {
+			return true
 		}
 	}
 	return false
