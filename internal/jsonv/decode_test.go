@@ -139,6 +139,20 @@ func TestDecoderInternTable(t *testing.T) {
 	sameAsOracle(t, []byte(b.String()), Options{})
 }
 
+func TestDecoderWhitespaceRuns(t *testing.T) {
+	// Runs of every length up to three words, of blanks alone and mixed
+	// with the other whitespace, before and after every kind of token,
+	// with an error at the end to check positions after them.
+	for n := 0; n <= 24; n++ {
+		for _, ws := range []string{strings.Repeat(" ", n), "\n" + strings.Repeat(" ", n), strings.Repeat(" \t", n/2) + "\r\n" + strings.Repeat(" ", n)} {
+			doc := ws + "{" + ws + `"a"` + ws + ":" + ws + "[" + ws + "1" + ws + "," + ws + `"é"` + ws + "]" + ws + "," + ws + `"b":` + ws + "null" + ws + "}" + ws
+			sameAsOracle(t, []byte(doc), Options{})
+			sameAsOracle(t, []byte(doc+"x"), Options{})
+			sameAsOracle(t, []byte(doc[:len(doc)-len(ws)-1]+ws+"x}"), Options{})
+		}
+	}
+}
+
 func TestDecoderLongInputAcrossChunks(t *testing.T) {
 	// Strings longer than a read chunk, escapes at chunk edges, and an
 	// error position far into the input.

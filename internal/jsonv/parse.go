@@ -563,14 +563,19 @@ func (d *Decoder) skipSpaceRun() {
 	for {
 		buf, i := d.buf, d.pos
 		for i < len(buf) {
-			switch buf[i] {
-			case ' ':
-				i++
-				// Indentation comes in runs of blanks: eight at a time.
-				for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == 0x2020202020202020 {
+			// Indentation comes in runs of blanks: eight bytes at a time,
+			// up to the first that is not a blank, with no branch per
+			// blank (runs of varying length defeat branch prediction).
+			if i+8 <= len(buf) {
+				x := binary.LittleEndian.Uint64(buf[i:]) ^ 0x2020202020202020
+				if x == 0 {
 					i += 8
+					continue
 				}
-			case '\n', '\t', '\r':
+				i += bits.TrailingZeros64(x) >> 3
+			}
+			switch buf[i] {
+			case ' ', '\n', '\t', '\r':
 				i++
 			default:
 				d.pos = i
