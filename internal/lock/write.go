@@ -443,15 +443,30 @@ func discardTemp(tmp *os.File) {
 }
 
 // fileWriter names the destination path in write errors.
+// It also starts the kernel writing each writebackChunk to disk as soon
+// as it is written (startWriteback), so that the sync before the rename,
+// which makes the lock durable, waits only for the last part of a large
+// lock rather than for all of it.
 type fileWriter struct {
 	f    *os.File
 	path string
+	// written counts the bytes written; pushed is how many of them have
+	// been handed to startWriteback.
+	written, pushed int64
 }
+
+// writebackChunk is how much is written before it is pushed to disk.
+const writebackChunk = 8 << 20
 
 func (w *fileWriter) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
 	if err != nil {
 		err = fmt.Errorf("write %s: %w", w.path, err)
+	}
+	w.written += int64(n)
+	if w.written-w.pushed >= writebackChunk {
+		startWriteback(w.f, w.pushed, w.written-w.pushed)
+		w.pushed = w.written
 	}
 	return n, err
 }
