@@ -205,6 +205,12 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	return &PinResult{Lock: l, Findings: fs}, nil
 }
 
+// surfaceResult is a surface file read on another goroutine.
+type surfaceResult struct {
+	b   *built
+	err error
+}
+
 // storedURL is the URL a pin of t would store: the recorded identity's when
 // there is one (a client config's URL before its variables are expanded).
 func storedURL(t Target) string {
@@ -266,24 +272,45 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	base, err := readLock(o.LockPath)
-	if err != nil {
-		return nil, err
+	// A surface file launches nothing, so it is read while the lock is:
+	// both are mostly decoding, and each alone leaves cores idle. The
+	// lock's refusal still comes first.
+	var read surfaceResult
+	var surfaceRead chan struct{} // closed when read is set
+	if o.Surface != "" {
+		// Stopped early when the lock is refused.
+		sctx, stop := context.WithCancel(ctx)
+		surfaceRead = make(chan struct{})
+		go func() {
+			defer close(surfaceRead)
+			read.b, read.err = readSurface(sctx, o.Surface, o.Stdin, nil)
+		}()
+		defer func() {
+			stop()
+			<-surfaceRead // the reading never outlives the call
+		}()
 	}
-	if err := Cancelled(ctx); err != nil {
-		return nil, err
+	base, err := readLock(o.LockPath)
+	if err == nil {
+		err = Cancelled(ctx)
 	}
 	// A lock whose entries do not reproduce its own digests was edited by
 	// hand or tampered with; comparing against it could report "clean" for
 	// entries nobody reviewed (equal overall digests skip the entry diff).
-	if err := verifyLock(o.LockPath, base); err != nil {
-		return nil, err
+	if err == nil {
+		err = verifyLock(o.LockPath, base)
 	}
 	var b *built
-	if o.Surface != "" {
-		if b, err = readSurface(ctx, o.Surface, o.Stdin, nil); err != nil {
+	if surfaceRead != nil {
+		if err != nil {
 			return nil, err
 		}
+		<-surfaceRead
+		if b, err = read.b, read.err; err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
 	} else {
 		o.Target.Version = o.Version
 		// A server that serves both eras is spoken to in the era its lock

@@ -321,3 +321,40 @@ func TestStreamGC(t *testing.T) {
 		t.Errorf("a user's GOGC=300 became %d, limit %d", pct, limit)
 	}
 }
+
+// TestCheckSurfaceLockRefusalFirst: check --surface reads the surface while
+// it reads the lock, but a refused lock is still what is reported, before
+// anything the surface would be refused for.
+func TestCheckSurfaceLockRefusalFirst(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.lock")
+	goodSurface := writeSurface(t, surfaceText(20, nil))
+	if _, err := Pin(context.Background(), PinOptions{Surface: goodSurface, LockPath: good, AllowSecretInLock: true}); err != nil {
+		t.Fatal(err)
+	}
+	tampered := filepath.Join(dir, "tampered.lock")
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tampered, bytes.Replace(data, []byte(`"fs-write"`), []byte(`"network"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badSurface := writeSurface(t, `{"tools": [}`)
+	for _, tc := range []struct {
+		lock, surface, want string
+	}{
+		{filepath.Join(dir, "absent.lock"), badSurface, "absent.lock"},
+		{tampered, badSurface, "does not verify"},
+		{good, badSurface, "not a valid surface document"},
+	} {
+		_, err := Check(context.Background(), CheckOptions{LockPath: tc.lock, Surface: tc.surface})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("check %s with %s: %v, want an error naming %q", filepath.Base(tc.lock), filepath.Base(tc.surface), err, tc.want)
+		}
+	}
+	res, err := Check(context.Background(), CheckOptions{LockPath: good, Surface: goodSurface})
+	if err != nil || len(res.Drift) != 0 {
+		t.Fatalf("clean check: %v, %d drift items", err, len(res.Drift))
+	}
+}
