@@ -148,3 +148,27 @@ func BenchmarkMayHoldVendorSecret(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMayHoldVendorSecretBytes is BenchmarkMayHoldVendorSecret with
+// the text held as bytes, as a pin holds the entry text it has written.
+func BenchmarkMayHoldVendorSecretBytes(b *testing.B) {
+	l, err := lock.Build(benchSurface(b, 200))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts [][]byte
+	size := 0
+	for _, t := range l.Tools {
+		texts = append(texts, []byte(t.SchemaSkeleton.Text()))
+		size += len(t.SchemaSkeleton.Text())
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			if MayHoldVendorSecretBytes(t) {
+				b.Fatal("a generated skeleton may hold a secret")
+			}
+		}
+	}
+}

@@ -68,6 +68,9 @@ func checkMayHold(t *testing.T, s string) {
 	if got, want := MayHoldVendorSecret(s), mayHoldByPrefix(s); got != want {
 		t.Fatalf("MayHoldVendorSecret(%q) = %v, the prefix search says %v", s, got, want)
 	}
+	if got, want := MayHoldVendorSecretBytes([]byte(s)), MayHoldVendorSecret(s); got != want {
+		t.Fatalf("MayHoldVendorSecretBytes(%q) = %v, MayHoldVendorSecret says %v", s, got, want)
+	}
 	if got, want := vendorSpans(s), vendorSpansByPrefix(s); !slices.Equal(got, want) {
 		t.Fatalf("vendorSpans(%q) = %v, the prefix search finds %v", s, got, want)
 	}

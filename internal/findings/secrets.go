@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,6 +94,45 @@ func MayHoldVendorSecret(s string) bool {
 			if strings.HasPrefix(s[at:], r.prefix) && (r.anchor == nil || r.anchor(s, at)) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// MayHoldVendorSecretBytes is MayHoldVendorSecret for text held as bytes
+// (a lock entry just written, say), which it screens in place: converting
+// kilobytes of text to a string only to screen it would copy them all.
+func MayHoldVendorSecretBytes(b []byte) bool {
+	if len(b) < 64 && !hasKeyByteBytes(b) {
+		return false
+	}
+	for _, r := range vendorRules {
+		for i := r.keyAt; i < len(b); i++ {
+			j := bytes.IndexByte(b[i:], r.key)
+			if j < 0 {
+				break
+			}
+			i += j
+			at := i - r.keyAt
+			if len(b)-at < len(r.prefix) || string(b[at:at+len(r.prefix)]) != r.prefix {
+				continue
+			}
+			// The anchor reads the bytes just past the prefix, and a
+			// prefix occurrence with a key byte in place is rare: copying
+			// those few costs nothing worth avoiding.
+			if r.anchor == nil || r.anchor(string(b[at:min(len(b), at+len(r.prefix)+2)]), 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasKeyByteBytes is hasKeyByte for bytes.
+func hasKeyByteBytes(b []byte) bool {
+	for _, c := range b {
+		if keyBytes[c] {
+			return true
 		}
 	}
 	return false
