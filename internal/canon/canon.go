@@ -112,7 +112,7 @@ func Hash(v *jsonv.Value) (string, error) {
 
 // Hasher hashes values like Hash, reusing its buffers between calls: the
 // canonical bytes stream into SHA-256 through one buffer, and object members
-// are sorted in one scratch area, so building a lock of thousands of entries
+// are put in order in one scratch area, so building a lock of thousands of entries
 // does not allocate a copy of every schema's text. The zero value is ready
 // to use; a Hasher is not safe for concurrent use.
 type Hasher struct {
@@ -143,9 +143,8 @@ func (h *Hasher) Begin() {
 	}
 	h.sha.Reset()
 	h.enc.buf = h.enc.buf[:0]
-	// A refused value leaves its sorted members behind.
-	clear(h.enc.scratch)
-	h.enc.scratch = h.enc.scratch[:0]
+	// A refused value leaves its member orders behind.
+	h.enc.order = h.enc.order[:0]
 	h.enc.sink = h.sha
 }
 
@@ -192,12 +191,12 @@ func (h *Hasher) Sum() string {
 const flushAt = 16 << 10
 
 // encoder writes canonical text into buf, passing it to sink (when set)
-// whenever it grows past flushAt. scratch holds the sorted members of the
-// objects being written, as a stack.
+// whenever it grows past flushAt. order holds the sorted member orders of
+// the objects being written, as a stack.
 type encoder struct {
-	buf     []byte
-	sink    io.Writer
-	scratch []jsonv.Member
+	buf   []byte
+	sink  io.Writer
+	order []keyOrder
 }
 
 func (e *encoder) flush() {
@@ -280,33 +279,44 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 	default:
 		e.buf = append(e.buf, '{')
 		// Most objects arrive with their members in order already, and are
-		// written as they stand. The others are sorted on the scratch stack
-		// while their values are written; nested objects push above them.
-		// If the stack grows and moves, this level keeps reading its
-		// (unchanged) old segment.
-		members, base := v.Members, len(e.scratch)
+		// written as they stand. The others are written in the order of a
+		// list of their keys' indices, sorted on the order stack while
+		// their values are written; nested objects push above them. If the
+		// stack grows and moves, this level keeps reading its (unchanged)
+		// old segment. The list holds no pointers: sorting it moves no
+		// schema nodes and leaves nothing to clear for the collector.
+		members := v.Members
 		if i := firstUnsorted(members); i > 0 {
-			e.scratch = append(e.scratch, members...)
-			members = e.scratch[base:]
-			sortFrom(members, i)
-		}
-		for i, m := range members {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
+			base := len(e.order)
+			e.order = appendKeyOrder(e.order, members)
+			ord := e.order[base:]
+			sortKeyOrder(ord, members, i)
+			for j, o := range ord {
+				if err := e.member(j, members[o.idx], depth); err != nil {
+					return err
+				}
 			}
-			e.buf = jsonv.AppendQuoted(e.buf, m.Key)
-			e.buf = append(e.buf, ':')
-			if err := e.value(m.Value, depth+1); err != nil {
-				return err
+			e.order = e.order[:base]
+		} else {
+			for j, m := range members {
+				if err := e.member(j, m, depth); err != nil {
+					return err
+				}
 			}
-		}
-		if len(e.scratch) > base {
-			clear(e.scratch[base:])
-			e.scratch = e.scratch[:base]
 		}
 		e.buf = append(e.buf, '}')
 	}
 	return nil
+}
+
+// member writes the j-th member of an object at depth.
+func (e *encoder) member(j int, m jsonv.Member, depth int) error {
+	if j > 0 {
+		e.buf = append(e.buf, ',')
+	}
+	e.buf = jsonv.AppendQuoted(e.buf, m.Key)
+	e.buf = append(e.buf, ':')
+	return e.value(m.Value, depth+1)
 }
 
 // appendPlainDecimal appends the ECMAScript form of a float literal
@@ -394,24 +404,71 @@ func firstUnsorted(ms []jsonv.Member) int {
 	return 0
 }
 
-// sortFrom orders members in place by their keys' UTF-16 code units
-// (RFC 8785 §3.2.3), keeping members with equal keys in their order; the
-// first i are in order already.
-func sortFrom(ms []jsonv.Member, i int) {
-	if len(ms) > 16 {
-		slices.SortStableFunc(ms, func(a, b jsonv.Member) int { return compareKeys(a.Key, b.Key) })
+// keyOrder is an object member's place in the sorted order of the keys:
+// idx is its index among the members, pfx the first eight bytes of its key
+// (big-endian, zero past the key's end) and ascii whether those are all
+// ASCII, in which case comparing pfx decides as compareKeys would unless
+// the two are equal.
+type keyOrder struct {
+	pfx   uint64
+	idx   int
+	ascii bool
+}
+
+// appendKeyOrder appends the keyOrder of each member, in member order.
+func appendKeyOrder(dst []keyOrder, ms []jsonv.Member) []keyOrder {
+	for i, m := range ms {
+		k := m.Key
+		var p uint64
+		if len(k) >= 8 {
+			p = uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+				uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+		} else {
+			for j := 0; j < len(k); j++ {
+				p |= uint64(k[j]) << (56 - 8*j)
+			}
+		}
+		dst = append(dst, keyOrder{pfx: p, idx: i, ascii: p&0x8080808080808080 == 0})
+	}
+	return dst
+}
+
+// compareKeyOrder orders members by their keys' UTF-16 code units
+// (RFC 8785 §3.2.3), and members with equal keys by their index, which
+// makes any sort of the list a stable one. When both prefixes are ASCII
+// and differ, their first differing byte is where compareKeys would
+// decide, on the same two bytes (a key's end counting as a zero byte,
+// which only a longer key's bytes past it can exceed).
+func compareKeyOrder(ms []jsonv.Member, a, b keyOrder) int {
+	if a.pfx != b.pfx && a.ascii && b.ascii {
+		if a.pfx < b.pfx {
+			return -1
+		}
+		return 1
+	}
+	if c := compareKeys(ms[a.idx].Key, ms[b.idx].Key); c != 0 {
+		return c
+	}
+	return a.idx - b.idx
+}
+
+// sortKeyOrder sorts the keyOrder list of ms (see compareKeyOrder); the
+// first i entries are in order already.
+func sortKeyOrder(ord []keyOrder, ms []jsonv.Member, i int) {
+	if len(ord) > 16 {
+		slices.SortFunc(ord, func(a, b keyOrder) int { return compareKeyOrder(ms, a, b) })
 		return
 	}
-	// A schema object has a handful of keys: a plain insertion sort
-	// (stable) from the first one out of order.
-	for ; i < len(ms); i++ {
-		m := ms[i]
+	// A schema object has a handful of keys: a plain insertion sort from
+	// the first one out of order.
+	for ; i < len(ord); i++ {
+		o := ord[i]
 		j := i
-		for j > 0 && compareKeys(ms[j-1].Key, m.Key) > 0 {
-			ms[j] = ms[j-1]
+		for j > 0 && compareKeyOrder(ms, ord[j-1], o) > 0 {
+			ord[j] = ord[j-1]
 			j--
 		}
-		ms[j] = m
+		ord[j] = o
 	}
 }
 

@@ -168,3 +168,41 @@ func sortByCompareUTF16(ms []jsonv.Member) {
 		}
 	}
 }
+
+// TestKeyOrderMatchesSort holds the encoder's sorted path to a plain
+// stable sort by jsonv.CompareUTF16 where its eight-byte key prefixes
+// decide least: keys sharing long prefixes, keys ending where another
+// has a NUL, non-ASCII bytes inside and past the prefix, and repeated
+// keys (possible in a hand-built value), whose members must keep their
+// order.
+func TestKeyOrderMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	stems := []string{"", "abcdefg", "abcdefgh", "abcdefghij", "properti", "é\ue000ab", "a\x00", "\U0001F600xyzw"}
+	alphabet := []string{"a", "b", "\x00", "é", "\ue000", "\U0001F600", "~"}
+	for range 20000 {
+		var ms []jsonv.Member
+		for i := range r.IntN(40) {
+			var k strings.Builder
+			k.WriteString(stems[r.IntN(len(stems))])
+			for range r.IntN(3) {
+				k.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			ms = append(ms, jsonv.M(k.String(), jsonv.NewInt(int64(i))))
+		}
+		want := append([]jsonv.Member(nil), ms...)
+		sortByCompareUTF16(want)
+		got, err := Canonical(jsonv.NewObject(ms...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The sorted members are in order, so the encoder writes them
+		// as they stand.
+		exp, err := Canonical(jsonv.NewObject(want...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(exp) {
+			t.Fatalf("members %v:\ngot  %s\nwant %s", ms, got, exp)
+		}
+	}
+}
