@@ -117,7 +117,7 @@ type Decoder struct {
 	members  []Member
 	items    []*Value
 	sbuf     []byte
-	shared   []string // see intern
+	shared   []sharedSlot // see intern
 	misses   int
 	trans    *transcoder // see Transcode
 }
@@ -845,6 +845,20 @@ func (d *Decoder) object(depth int) (*Value, error) {
 
 // str parses a string literal at pos (which holds the opening quote).
 func (d *Decoder) str() (string, error) {
+	// Most keys and many values are short ASCII words ("type", "string",
+	// "path_0"): when the closing quote is within the first word, the
+	// word itself is all intern needs.
+	if i := d.pos + 1; i+8 <= len(d.buf) {
+		w := binary.LittleEndian.Uint64(d.buf[i:])
+		if m := specialMask(w); m != 0 {
+			n := bits.TrailingZeros64(m) >> 3
+			w &= 1<<(8*n) - 1
+			if d.buf[i+n] == '"' && w&highBits == 0 {
+				d.pos = i + n + 1
+				return d.internShort(w, n), nil
+			}
+		}
+	}
 	raw, ok, err := d.plainString()
 	if err != nil {
 		return "", err
@@ -870,6 +884,14 @@ const (
 	maxSharedSlots = 4096
 )
 
+// sharedSlot is one entry of the intern table: a string and the two words
+// internHash mixed for it. For a string of up to 16 bytes the words and the
+// length determine it, so a lookup compares them instead of the text.
+type sharedSlot struct {
+	s    string
+	a, b uint64
+}
+
 // intern returns raw as a string, sharing the string of an equal short one
 // read recently: object keys and many values ("type", "string", a hash of
 // null) repeat through a document, and a table whose slots each hold the
@@ -880,15 +902,43 @@ func (d *Decoder) intern(raw []byte) string {
 	if n == 0 || n > maxShared {
 		return string(raw)
 	}
+	a, b := internWords(raw)
+	slot := d.sharedSlot(a, b, n)
+	if slot.a == a && slot.b == b && len(slot.s) == n && (n <= 16 || slot.s == string(raw)) {
+		return slot.s
+	}
+	return d.share(slot, string(raw), a, b)
+}
+
+// internShort is intern for a string of n < 8 bytes given as the
+// little-endian word w (zero above the string).
+func (d *Decoder) internShort(w uint64, n int) string {
+	if n == 0 {
+		return ""
+	}
+	slot := d.sharedSlot(w, 0, n)
+	if slot.a == w && slot.b == 0 && len(slot.s) == n {
+		return slot.s
+	}
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], w)
+	return d.share(slot, string(buf[:n]), w, 0)
+}
+
+// sharedSlot returns the intern table slot of a string of n bytes whose
+// words are a and b.
+func (d *Decoder) sharedSlot(a, b uint64, n int) *sharedSlot {
 	if d.shared == nil {
-		d.shared = make([]string, minShared)
+		d.shared = make([]sharedSlot, minShared)
 	}
-	h := internHash(raw) >> (64 - bits.TrailingZeros(uint(len(d.shared))))
-	if s := d.shared[h]; s == string(raw) {
-		return s
-	}
-	s := string(raw)
-	d.shared[h] = s
+	h := internHash(a, b, n) >> (64 - bits.TrailingZeros(uint(len(d.shared))))
+	return &d.shared[h]
+}
+
+// share puts s, a string that missed, in its slot, and grows the table
+// when it has missed often.
+func (d *Decoder) share(slot *sharedSlot, s string, a, b uint64) string {
+	*slot = sharedSlot{s: s, a: a, b: b}
 	d.misses++
 	if d.misses > len(d.shared) && len(d.shared) < maxSharedSlots {
 		d.growShared()
@@ -899,31 +949,34 @@ func (d *Decoder) intern(raw []byte) string {
 // growShared doubles the intern table, keeping what it holds.
 func (d *Decoder) growShared() {
 	old := d.shared
-	d.shared = make([]string, 2*len(old))
+	d.shared = make([]sharedSlot, 2*len(old))
 	shift := 64 - bits.TrailingZeros(uint(len(d.shared)))
-	for _, s := range old {
-		if s != "" {
-			d.shared[internHash([]byte(s))>>shift] = s
+	for _, e := range old {
+		if e.s != "" {
+			d.shared[internHash(e.a, e.b, len(e.s))>>shift] = e
 		}
 	}
 	d.misses = 0
 }
 
-// internHash mixes the length and the first and last eight bytes (all of
-// a shorter string) of raw, 1 to maxShared bytes long; the top bits are
-// the slot. Keys of one document often share a prefix (tool_…, x-…) or a
-// suffix (…_id), so both ends count.
-func internHash(raw []byte) uint64 {
+// internWords returns the words internHash mixes for raw, 1 to maxShared
+// bytes long: the first and last eight bytes, or all of a shorter string
+// as a and zero as b. Keys of one document often share a prefix (tool_…,
+// x-…) or a suffix (…_id), so both ends count.
+func internWords(raw []byte) (a, b uint64) {
 	n := len(raw)
-	var a, b uint64
 	if n >= 8 {
-		a = binary.LittleEndian.Uint64(raw)
-		b = binary.LittleEndian.Uint64(raw[n-8:])
-	} else {
-		for i, c := range raw {
-			a |= uint64(c) << (8 * i)
-		}
+		return binary.LittleEndian.Uint64(raw), binary.LittleEndian.Uint64(raw[n-8:])
 	}
+	for i, c := range raw {
+		a |= uint64(c) << (8 * i)
+	}
+	return a, 0
+}
+
+// internHash mixes the words of a string of n bytes (see internWords); the
+// top bits are the slot.
+func internHash(a, b uint64, n int) uint64 {
 	h := (a ^ uint64(n)<<56) * 0x9E3779B97F4A7C15
 	h ^= b * 0xC2B2AE3D27D4EB4F
 	return h ^ h>>29
@@ -940,27 +993,10 @@ func (d *Decoder) plainString() (raw []byte, ok bool, err error) {
 	// valid UTF-8) from one that needs checking.
 	var high uint64
 	for {
-		buf, i := d.buf, d.pos
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character.
-		for i+8 <= len(buf) {
-			w := binary.LittleEndian.Uint64(buf[i:])
-			if hasSpecial(w) {
-				break
-			}
-			high |= w
-			i += 8
-		}
-		for i < len(buf) {
-			c := buf[i]
-			if c == '"' || c == '\\' || c < 0x20 {
-				break
-			}
-			high |= uint64(c)
-			i++
-		}
+		i, h := scanPlain(d.buf, d.pos)
+		high |= h
 		d.pos = i
-		if i < len(buf) {
+		if i < len(d.buf) {
 			break
 		}
 		if !d.fill() {
@@ -970,7 +1006,7 @@ func (d *Decoder) plainString() (raw []byte, ok bool, err error) {
 	switch c := d.buf[d.pos]; {
 	case c == '"':
 		s := d.buf[d.mark:d.pos]
-		if high&0x8080808080808080 != 0 && !utf8.Valid(s) {
+		if high&highBits != 0 && !utf8.Valid(s) {
 			d.mark = -1
 			return nil, false, d.fail("invalid UTF-8 in string")
 		}
@@ -983,19 +1019,71 @@ func (d *Decoder) plainString() (raw []byte, ok bool, err error) {
 	return nil, false, nil
 }
 
-// hasSpecial reports whether any byte of w is '"', '\\' or below 0x20.
-func hasSpecial(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := w ^ (ones * '"')
-	b := w ^ (ones * '\\')
-	// A byte is zero in x exactly when (x - 1) & ^x has its top bit set;
-	// borrows can only mark bytes above a real zero byte, and any mark is
-	// enough here.
-	zq := (q - ones) & ^q
-	zb := (b - ones) & ^b
-	lt := (w - ones*0x20) & ^w
-	return (zq|zb|lt)&highs != 0
+// scanPlain returns the index of the first quote, backslash or control
+// character in buf from i, or len(buf), and the bytes before it ORed
+// together (their top bits tell whether any is not ASCII).
+func scanPlain(buf []byte, i int) (int, uint64) {
+	var high uint64
+	// Sixteen bytes at a time while none is special: two independent
+	// words keep the processor busy, and the first special byte is found
+	// from its mask, not by a byte loop.
+	for i+16 <= len(buf) {
+		w0 := binary.LittleEndian.Uint64(buf[i:])
+		w1 := binary.LittleEndian.Uint64(buf[i+8:])
+		m0, m1 := specialMask(w0), specialMask(w1)
+		if m0|m1 != 0 {
+			if m0 == 0 {
+				high |= w0
+				i += 8
+				w0, m0 = w1, m1
+			}
+			n := bits.TrailingZeros64(m0) >> 3
+			return i + n, high | w0&(1<<(8*n)-1)
+		}
+		high |= w0 | w1
+		i += 16
+	}
+	if i+8 <= len(buf) {
+		w := binary.LittleEndian.Uint64(buf[i:])
+		if m := specialMask(w); m != 0 {
+			n := bits.TrailingZeros64(m) >> 3
+			return i + n, high | w&(1<<(8*n)-1)
+		}
+		high |= w
+		i += 8
+	}
+	for ; i < len(buf); i++ {
+		c := buf[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		high |= uint64(c)
+	}
+	return i, high
 }
+
+const (
+	oneBytes = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// specialMask returns the top bit of every byte of w (little-endian) that
+// is '"', '\\' or below 0x20, except that bytes above the lowest such byte
+// may be marked when they are not: the lowest set bit, and whether any is
+// set, are exact.
+func specialMask(w uint64) uint64 {
+	// A byte of x is zero exactly when x - 1 borrows into its top bit
+	// without the byte having had it; a byte below 0x20 likewise when
+	// w - 0x20 does. A borrow only leaves a byte with a true hit below
+	// it. XOR with '"' or '\\' keeps each top bit of w, so one AND with
+	// ^w covers the three.
+	q := w ^ (oneBytes * '"')
+	b := w ^ (oneBytes * '\\')
+	return ((q - oneBytes) | (b - oneBytes) | (w - oneBytes*0x20)) &^ w & highBits
+}
+
+// hasSpecial reports whether any byte of w is '"', '\\' or below 0x20.
+func hasSpecial(w uint64) bool { return specialMask(w) != 0 }
 
 // escapedString finishes a string literal that plainString stopped in (at
 // a backslash, or at the end of the input), from mark.

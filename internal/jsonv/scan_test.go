@@ -1,0 +1,92 @@
+package jsonv
+
+import (
+	"bytes"
+	"testing"
+	"unsafe"
+)
+
+// scanPlainByBytes is scanPlain one byte at a time, the definition the
+// word-at-a-time version must agree with.
+func scanPlainByBytes(buf []byte, i int) (int, bool) {
+	ascii := true
+	for ; i < len(buf); i++ {
+		c := buf[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+	}
+	return i, ascii
+}
+
+// checkScanPlain holds scanPlain to scanPlainByBytes on buf from every
+// starting index.
+func checkScanPlain(t *testing.T, buf []byte) {
+	t.Helper()
+	for i := 0; i <= len(buf); i++ {
+		j, high := scanPlain(buf, i)
+		wj, wascii := scanPlainByBytes(buf, i)
+		if j != wj || (high&highBits == 0) != wascii {
+			t.Fatalf("scanPlain(%q, %d) = %d, ascii %v; want %d, ascii %v", buf, i, j, high&highBits == 0, wj, wascii)
+		}
+	}
+}
+
+func TestScanPlain(t *testing.T) {
+	// Every byte value at every place of a few words of ASCII or
+	// non-ASCII text, alone and after a byte that borrows (a special one,
+	// 0x00, 0x20, 0x21 around '"', 0x80 and 0xff).
+	for _, fill := range []byte{'a', ' ', 0x80, 0xc3, 0xff} {
+		for n := 0; n <= 40; n++ {
+			for c := 0; c < 256; c++ {
+				for _, before := range []int{-1, 0x00, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x80, 0xff} {
+					buf := bytes.Repeat([]byte{fill}, 40)
+					buf[n%40] = byte(c)
+					if before >= 0 && n > 0 {
+						buf[(n-1)%40] = byte(before)
+					}
+					j, high := scanPlain(buf, 0)
+					wj, wascii := scanPlainByBytes(buf, 0)
+					if j != wj || (high&highBits == 0) != wascii {
+						t.Fatalf("scanPlain(%q, 0) = %d, ascii %v; want %d, ascii %v", buf, j, high&highBits == 0, wj, wascii)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzScanPlain(f *testing.F) {
+	f.Add([]byte(`abcdefgh"ijklmnopqrstu\vwxyz`))
+	f.Add([]byte("über\x00\x1f \"\\ 日本語 données"))
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		checkScanPlain(t, buf)
+	})
+}
+
+func TestInternShortMatchesIntern(t *testing.T) {
+	// A string of fewer than eight bytes must find the same slot, and be
+	// found, whichever way it was read.
+	d := newDecoder(Options{})
+	for _, s := range []string{"a", "type", "string", "path_0", "\x7f\x01", "abcdefg"} {
+		var w uint64
+		for i := 0; i < len(s); i++ {
+			w |= uint64(s[i]) << (8 * i)
+		}
+		first := d.intern([]byte(s))
+		if got := d.internShort(w, len(s)); got != s || !sameString(got, first) {
+			t.Errorf("internShort(%q) = %q, not the string intern shared", s, got)
+		}
+		if got := d.intern([]byte(s)); got != s || !sameString(got, first) {
+			t.Errorf("intern(%q) after internShort = %q, not the shared string", s, got)
+		}
+	}
+}
+
+// sameString reports whether a and b are one string, not just equal ones.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
+}
