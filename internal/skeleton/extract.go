@@ -117,6 +117,9 @@ func (w *walker) reset() {
 	if cap(w.enumKeys) > maxKept {
 		w.enumKeys = nil
 	}
+	if cap(w.childOrder) > maxKept {
+		w.childOrder = nil
+	}
 	if cap(w.enumText) > 64*maxKept {
 		w.enumText = nil
 	}
@@ -172,6 +175,8 @@ type walker struct {
 	enumText []byte
 	enumKeys []enumKey
 	openLen  int
+	// childOrder is children's sorting scratch.
+	childOrder []childOrder
 	// The enum arrays, constraints objects and type lists of the records,
 	// reused by the next walk (see slab).
 	vals    slab[jsonv.Value]
@@ -393,7 +398,7 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 		in.weight += in.enum.CompactLen()
 	}
 	if props != nil && props.Kind == jsonv.Object {
-		in.props = children(in.props, props, requiredSet(req))
+		in.props, w.childOrder = children(in.props, w.childOrder, props, requiredSet(req))
 	}
 	if items != nil && items.Kind == jsonv.Object {
 		in.items = items
@@ -486,27 +491,74 @@ func (r required) has(key string) bool {
 
 // children returns, in dst's storage, the members of a "properties"
 // object sorted by key in code-point order, one per distinct key (the last
-// one).
-func children(dst []child, props *jsonv.Value, req required) []child {
+// one). An object out of order is sorted as a list of member indices keyed
+// by their keys' first eight bytes, in ord's storage, which it returns.
+func children(dst []child, ord []childOrder, props *jsonv.Value, req required) ([]child, []childOrder) {
+	ms := props.Members
 	cs := dst[:0]
 	sorted := true
-	for i, m := range props.Members {
-		cs = append(cs, child{key: m.Key, node: m.Value, required: req.has(m.Key)})
-		if i > 0 && props.Members[i-1].Key > m.Key {
+	for i := 1; i < len(ms); i++ {
+		if ms[i-1].Key > ms[i].Key {
 			sorted = false
+			break
 		}
 	}
-	if !sorted {
-		slices.SortStableFunc(cs, func(a, b child) int { return strings.Compare(a.key, b.key) })
-	}
-	out := cs[:0]
-	for i, c := range cs {
-		if i+1 < len(cs) && cs[i+1].key == c.key {
-			continue // a later duplicate wins; stability keeps document order
+	if sorted {
+		for i, m := range ms {
+			if i+1 < len(ms) && ms[i+1].Key == m.Key {
+				continue // a later duplicate wins
+			}
+			cs = append(cs, child{key: m.Key, node: m.Value, required: req.has(m.Key)})
 		}
-		out = append(out, c)
+		return cs, ord
 	}
-	return out
+	ord = ord[:0]
+	for i, m := range ms {
+		ord = append(ord, childOrder{pfx: keyPrefix(m.Key), idx: i})
+	}
+	slices.SortFunc(ord, func(a, b childOrder) int {
+		if a.pfx != b.pfx {
+			if a.pfx < b.pfx {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(ms[a.idx].Key, ms[b.idx].Key); c != 0 {
+			return c
+		}
+		return a.idx - b.idx
+	})
+	for j, o := range ord {
+		m := ms[o.idx]
+		if j+1 < len(ord) && ms[ord[j+1].idx].Key == m.Key {
+			continue // a later duplicate wins: equal keys keep document order
+		}
+		cs = append(cs, child{key: m.Key, node: m.Value, required: req.has(m.Key)})
+	}
+	return cs, ord
+}
+
+// childOrder is a member's place in the code-point order of a properties
+// object's keys: idx is its index, pfx the first eight bytes of its key,
+// big-endian and zero past the key's end, so that two different prefixes
+// compare as their keys do (a key's end sorting like a zero byte, which
+// only a longer key's bytes past it can exceed).
+type childOrder struct {
+	pfx uint64
+	idx int
+}
+
+// keyPrefix is the first eight bytes of k, big-endian, zero-padded.
+func keyPrefix(k string) uint64 {
+	if len(k) >= 8 {
+		return uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	}
+	var p uint64
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (56 - 8*i)
+	}
+	return p
 }
 
 // normType is the reference's norm_type: a string becomes a one-element
