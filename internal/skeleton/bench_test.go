@@ -142,3 +142,25 @@ func BenchmarkTools(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolsIndent renders the skeletons of the input schemas of 100
+// generated tools as the lock writer does (AppendIndent at a tool entry's
+// level); the extraction is outside the timed part.
+func BenchmarkToolsIndent(b *testing.B) {
+	v := parse(b, string(benchdata.Surface(100, nil)))
+	var sks []*Skeleton
+	size := 0
+	for _, t := range v.Get("tools").Items {
+		sk := Extract(t.Get("inputSchema"))
+		sks = append(sks, sk)
+		size += len(sk.AppendIndent(nil, 2, 3))
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var buf []byte
+	for b.Loop() {
+		for _, sk := range sks {
+			buf = sk.AppendIndent(buf[:0], 2, 3)
+		}
+	}
+}

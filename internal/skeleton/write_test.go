@@ -40,7 +40,7 @@ func checkWriters(t *testing.T, data []byte) {
 		if got := string(sk.AppendCompact(nil)); got != want {
 			t.Fatalf("%s: %s gives\n%s\nwant\n%s", data, name, got, want)
 		}
-		for _, level := range []int{0, 3} {
+		for _, level := range []int{0, 3, 40} {
 			wantIndent := string(pyfmt.AppendIndentRaw([]byte("x"), jsonv.CompactRawString(want), 2, level))
 			if got := string(sk.AppendIndent([]byte("x"), 2, level)); got != wantIndent {
 				t.Fatalf("%s: AppendIndent from %s at level %d gives\n%s\nwant\n%s", data, name, level, got, wantIndent)
