@@ -112,14 +112,15 @@ type Decoder struct {
 	begun                       bool // the byte order mark test is done
 	consumed                    int  // values handed out by Value, Skip, Object, Array
 
-	slab     []Value
-	slabNext int
-	members  []Member
-	items    []*Value
-	sbuf     []byte
-	shared   []sharedSlot // see intern
-	misses   int
-	trans    *transcoder // see Transcode
+	slab      []Value
+	slabNext  int
+	members   []Member
+	items     []*Value
+	sbuf      []byte
+	shared    []sharedSlot // see intern
+	keyHashes []uint64     // of the keys of the objects being read, see object
+	misses    int
+	trans     *transcoder // see Transcode
 }
 
 // readChunk is the size of one read from an io.Reader.
@@ -670,12 +671,15 @@ func (d *Decoder) digits() bool {
 	// Count rather than compare positions: a read may move the buffer.
 	n := 0
 	for {
-		c, ok := d.peek()
-		if !ok || !isDigit(c) {
+		buf, i := d.buf, d.pos
+		for i < len(buf) && isDigit(buf[i]) {
+			i++
+		}
+		n += i - d.pos
+		d.pos = i
+		if i < len(buf) || !d.fill() {
 			return n > 0
 		}
-		d.pos++
-		n++
 	}
 }
 
@@ -685,7 +689,8 @@ func (d *Decoder) number() (*Value, error) {
 		return nil, err
 	}
 	v := d.alloc()
-	v.Kind, v.Text = kind, string(d.buf[d.mark:d.pos])
+	// Numbers repeat too (1, 0, 100, 2.5) and share the intern table.
+	v.Kind, v.Text = kind, d.intern(d.buf[d.mark:d.pos])
 	d.mark = -1
 	return v, nil
 }
@@ -781,19 +786,20 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		v.Members = []Member{}
 		return v, nil
 	}
-	base := len(d.members)
+	base, hbase := len(d.members), len(d.keyHashes)
 	var seen map[string]struct{}
 	for {
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != '"' {
 			return nil, d.fail("expected a string object key")
 		}
-		key, err := d.str()
+		key, h, err := d.key()
 		if err != nil {
 			return nil, err
 		}
-		// Small objects are checked by scanning; a map only pays off for wide ones.
-		if n := len(d.members) - base; n >= 16 {
+		// Objects of up to wideObject members are checked by comparing
+		// hashes; a map only pays off for wider ones.
+		if n := len(d.members) - base; n >= wideObject {
 			if seen == nil {
 				seen = make(map[string]struct{}, 2*n)
 				for _, m := range d.members[base:] {
@@ -805,11 +811,12 @@ func (d *Decoder) object(depth int) (*Value, error) {
 			}
 			seen[key] = struct{}{}
 		} else {
-			for _, m := range d.members[base:] {
-				if m.Key == key {
+			for j, kh := range d.keyHashes[hbase:] {
+				if kh == h && d.members[base+j].Key == key {
 					return nil, d.fail("duplicate object key %q", key)
 				}
 			}
+			d.keyHashes = append(d.keyHashes, h)
 		}
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != ':' {
@@ -836,6 +843,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 			copy(v.Members, d.members[base:])
 			clear(d.members[base:])
 			d.members = d.members[:base]
+			d.keyHashes = d.keyHashes[:hbase]
 			return v, nil
 		default:
 			return nil, d.fail("expected ',' or '}' in object")
@@ -843,22 +851,60 @@ func (d *Decoder) object(depth int) (*Value, error) {
 	}
 }
 
+// wideObject is the number of members past which an object's keys are
+// checked for duplicates with a map: comparing a new key's hash with each
+// earlier one's costs less up to there, and a map keeps wider objects from
+// costing time quadratic in their size.
+const wideObject = 64
+
+// key parses an object key at pos, and returns with it its hash (the
+// intern table's) for the duplicate check.
+func (d *Decoder) key() (string, uint64, error) {
+	if w, n, ok := d.shortString(); ok {
+		h := internHash(w, 0, n)
+		return d.internShort(w, n, h), h, nil
+	}
+	s, err := d.longString()
+	if err != nil {
+		return "", 0, err
+	}
+	return s, internHash(stringWords(s)), nil
+}
+
 // str parses a string literal at pos (which holds the opening quote).
 func (d *Decoder) str() (string, error) {
-	// Most keys and many values are short ASCII words ("type", "string",
-	// "path_0"): when the closing quote is within the first word, the
-	// word itself is all intern needs.
-	if i := d.pos + 1; i+8 <= len(d.buf) {
-		w := binary.LittleEndian.Uint64(d.buf[i:])
-		if m := specialMask(w); m != 0 {
-			n := bits.TrailingZeros64(m) >> 3
-			w &= 1<<(8*n) - 1
-			if d.buf[i+n] == '"' && w&highBits == 0 {
-				d.pos = i + n + 1
-				return d.internShort(w, n), nil
-			}
-		}
+	if w, n, ok := d.shortString(); ok {
+		return d.internShort(w, n, internHash(w, 0, n)), nil
 	}
+	return d.longString()
+}
+
+// shortString reads, when it can, a string literal at pos that is plain
+// ASCII with its closing quote within its first word, and returns that
+// word (zero above the string) and the length. Most keys and many values
+// are such short words ("type", "string", "path_0"), and the word itself
+// is all intern needs.
+func (d *Decoder) shortString() (w uint64, n int, ok bool) {
+	i := d.pos + 1
+	if i+8 > len(d.buf) {
+		return 0, 0, false
+	}
+	w = binary.LittleEndian.Uint64(d.buf[i:])
+	m := specialMask(w)
+	if m == 0 {
+		return 0, 0, false
+	}
+	n = bits.TrailingZeros64(m) >> 3
+	w &= 1<<(8*n) - 1
+	if d.buf[i+n] != '"' || w&highBits != 0 {
+		return 0, 0, false
+	}
+	d.pos = i + n + 1
+	return w, n, true
+}
+
+// longString is str for any string literal.
+func (d *Decoder) longString() (string, error) {
 	raw, ok, err := d.plainString()
 	if err != nil {
 		return "", err
@@ -903,7 +949,7 @@ func (d *Decoder) intern(raw []byte) string {
 		return string(raw)
 	}
 	a, b := internWords(raw)
-	slot := d.sharedSlot(a, b, n)
+	slot := d.sharedSlot(internHash(a, b, n))
 	if slot.a == a && slot.b == b && len(slot.s) == n && (n <= 16 || slot.s == string(raw)) {
 		return slot.s
 	}
@@ -911,12 +957,12 @@ func (d *Decoder) intern(raw []byte) string {
 }
 
 // internShort is intern for a string of n < 8 bytes given as the
-// little-endian word w (zero above the string).
-func (d *Decoder) internShort(w uint64, n int) string {
+// little-endian word w (zero above the string), whose hash is h.
+func (d *Decoder) internShort(w uint64, n int, h uint64) string {
 	if n == 0 {
 		return ""
 	}
-	slot := d.sharedSlot(w, 0, n)
+	slot := d.sharedSlot(h)
 	if slot.a == w && slot.b == 0 && len(slot.s) == n {
 		return slot.s
 	}
@@ -925,14 +971,12 @@ func (d *Decoder) internShort(w uint64, n int) string {
 	return d.share(slot, string(buf[:n]), w, 0)
 }
 
-// sharedSlot returns the intern table slot of a string of n bytes whose
-// words are a and b.
-func (d *Decoder) sharedSlot(a, b uint64, n int) *sharedSlot {
+// sharedSlot returns the intern table slot of a string whose hash is h.
+func (d *Decoder) sharedSlot(h uint64) *sharedSlot {
 	if d.shared == nil {
 		d.shared = make([]sharedSlot, minShared)
 	}
-	h := internHash(a, b, n) >> (64 - bits.TrailingZeros(uint(len(d.shared))))
-	return &d.shared[h]
+	return &d.shared[h>>(64-bits.TrailingZeros(uint(len(d.shared))))]
 }
 
 // share puts s, a string that missed, in its slot, and grows the table
@@ -972,6 +1016,18 @@ func internWords(raw []byte) (a, b uint64) {
 		a |= uint64(c) << (8 * i)
 	}
 	return a, 0
+}
+
+// stringWords is internWords for a string of any length.
+func stringWords(s string) (a, b uint64, n int) {
+	n = len(s)
+	if n >= 8 {
+		return load64(s, 0), load64(s, n-8), n
+	}
+	for i := 0; i < n; i++ {
+		a |= uint64(s[i]) << (8 * i)
+	}
+	return a, 0, n
 }
 
 // internHash mixes the words of a string of n bytes (see internWords); the

@@ -2,6 +2,8 @@ package jsonv
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -76,8 +78,11 @@ func TestInternShortMatchesIntern(t *testing.T) {
 		for i := 0; i < len(s); i++ {
 			w |= uint64(s[i]) << (8 * i)
 		}
+		if a, b, n := stringWords(s); internHash(a, b, n) != internHash(w, 0, len(s)) {
+			t.Errorf("the hash of %q differs between stringWords and its word", s)
+		}
 		first := d.intern([]byte(s))
-		if got := d.internShort(w, len(s)); got != s || !sameString(got, first) {
+		if got := d.internShort(w, len(s), internHash(w, 0, len(s))); got != s || !sameString(got, first) {
 			t.Errorf("internShort(%q) = %q, not the string intern shared", s, got)
 		}
 		if got := d.intern([]byte(s)); got != s || !sameString(got, first) {
@@ -89,4 +94,28 @@ func TestInternShortMatchesIntern(t *testing.T) {
 // sameString reports whether a and b are one string, not just equal ones.
 func sameString(a, b string) bool {
 	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
+}
+
+func TestDecoderDuplicateKeys(t *testing.T) {
+	// Objects narrower and wider than wideObject, with a key repeated at
+	// every distance, short and long, plain and escaped: each is refused
+	// exactly where the old parser refuses it.
+	for _, width := range []int{1, 2, 15, 16, 17, wideObject - 1, wideObject, wideObject + 1, 2*wideObject + 3} {
+		for _, form := range []string{"k%d", "a_much_longer_key_number_%d_", "k\\u00e9%d", "%d"} {
+			keys := make([]string, width)
+			for i := range keys {
+				keys[i] = fmt.Sprintf(form, i)
+			}
+			for dup := 0; dup < width; dup += 1 + width/7 {
+				var b strings.Builder
+				b.WriteString("{")
+				for i, k := range keys {
+					fmt.Fprintf(&b, `"%s": [%d, {"%s": 0}], `, k, i, k)
+				}
+				fmt.Fprintf(&b, `"%s": 1}`, keys[dup])
+				sameAsOracle(t, []byte(b.String()), Options{})
+				sameAsOracle(t, []byte(strings.Replace(b.String(), `"`+keys[dup]+`": 1}`, `"end": 1}`, 1)), Options{})
+			}
+		}
+	}
 }
