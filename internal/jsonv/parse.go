@@ -560,6 +560,16 @@ func (d *Decoder) skipSpace() {
 	d.skipSpaceRun()
 }
 
+// skipSeparator advances past the ',' or ':' at pos and one blank after
+// it, the whitespace that usually follows, sparing skipSpace's call to
+// skipSpaceRun; skipSpace must follow for any other whitespace.
+func (d *Decoder) skipSeparator() {
+	d.pos++
+	if d.pos < len(d.buf) && d.buf[d.pos] == ' ' {
+		d.pos++
+	}
+}
+
 func (d *Decoder) skipSpaceRun() {
 	for {
 		buf, i := d.buf, d.pos
@@ -762,7 +772,7 @@ func (d *Decoder) array(depth int) (*Value, error) {
 		}
 		switch c {
 		case ',':
-			d.pos++
+			d.skipSeparator()
 		case ']':
 			d.pos++
 			v.Items = make([]*Value, len(d.items)-base)
@@ -822,7 +832,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		if c, ok := d.peek(); !ok || c != ':' {
 			return nil, d.fail("expected ':' after object key")
 		}
-		d.pos++
+		d.skipSeparator()
 		d.skipSpace()
 		val, err := d.value(depth + 1)
 		if err != nil {
@@ -836,7 +846,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		}
 		switch c {
 		case ',':
-			d.pos++
+			d.skipSeparator()
 		case '}':
 			d.pos++
 			v.Members = make([]Member, len(d.members)-base)
