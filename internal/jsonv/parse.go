@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // HardMaxDepth is the nesting bound Parse applies when the caller gives none.
@@ -600,12 +601,17 @@ func (d *Decoder) skipSpaceRun() {
 	}
 }
 
+// maxSlab is the most Values in one block of alloc's: as many as fill
+// 32 KiB, the largest size class. A larger block is allocated as a large
+// object, rounded up to whole pages, which wasted a tenth of 512 Values.
+const maxSlab = 32 << 10 / int(unsafe.Sizeof(Value{}))
+
 // alloc returns a zero Value from the current block, starting a new block
 // (of growing size) when it is used up.
 func (d *Decoder) alloc() *Value {
 	if len(d.slab) == 0 {
 		d.slab = make([]Value, d.slabNext)
-		d.slabNext = min(2*d.slabNext, 512)
+		d.slabNext = min(2*d.slabNext, maxSlab)
 	}
 	v := &d.slab[0]
 	d.slab = d.slab[1:]
