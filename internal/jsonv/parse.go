@@ -809,7 +809,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		if c, ok := d.peek(); !ok || c != '"' {
 			return nil, d.fail("expected a string object key")
 		}
-		key, h, err := d.key()
+		key, h, _, err := d.key()
 		if err != nil {
 			return nil, err
 		}
@@ -874,17 +874,24 @@ func (d *Decoder) object(depth int) (*Value, error) {
 const wideObject = 64
 
 // key parses an object key at pos, and returns with it its hash (the
-// intern table's) for the duplicate check.
-func (d *Decoder) key() (string, uint64, error) {
+// intern table's) for the duplicate check, and whether it was written
+// without escapes.
+func (d *Decoder) key() (s string, h uint64, plain bool, err error) {
 	if w, n, ok := d.shortString(); ok {
 		h := internHash(w, 0, n)
-		return d.internShort(w, n, h), h, nil
+		return d.internShort(w, n, h), h, true, nil
 	}
-	s, err := d.longString()
+	raw, plain, err := d.plainString()
 	if err != nil {
-		return "", 0, err
+		return "", 0, false, err
 	}
-	return s, internHash(stringWords(s)), nil
+	if plain {
+		s = d.intern(raw)
+		d.mark = -1
+	} else if s, err = d.escapedString(); err != nil {
+		return "", 0, false, err
+	}
+	return s, internHash(stringWords(s)), plain, nil
 }
 
 // str parses a string literal at pos (which holds the opening quote).

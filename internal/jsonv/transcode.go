@@ -243,7 +243,7 @@ func (t *transcoder) object(depth int) error {
 		t.k = append(t.k, '}')
 		return nil
 	}
-	base := len(t.spans)
+	base, hbase := len(t.spans), len(d.keyHashes)
 	first := len(t.k)
 	var seen map[string]struct{}
 	for {
@@ -251,11 +251,11 @@ func (t *transcoder) object(depth int) error {
 		if c, ok := d.peek(); !ok || c != '"' {
 			return d.fail("expected a string object key")
 		}
-		key, err := d.str()
+		key, h, plain, err := d.key()
 		if err != nil {
 			return err
 		}
-		if n := len(t.spans) - base; n >= 16 {
+		if n := len(t.spans) - base; n >= wideObject {
 			if seen == nil {
 				seen = make(map[string]struct{}, 2*n)
 				for _, m := range t.spans[base:] {
@@ -267,11 +267,12 @@ func (t *transcoder) object(depth int) error {
 			}
 			seen[key] = struct{}{}
 		} else {
-			for _, m := range t.spans[base:] {
-				if m.key == key {
+			for j, kh := range d.keyHashes[hbase:] {
+				if kh == h && t.spans[base+j].key == key {
 					return d.fail("duplicate object key %q", key)
 				}
 			}
+			d.keyHashes = append(d.keyHashes, h)
 		}
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != ':' {
@@ -283,9 +284,15 @@ func (t *transcoder) object(depth int) error {
 			t.c = append(t.c, ',')
 			t.k = append(t.k, ',')
 		}
-		t.c = append(AppendQuoted(t.c, key), ':')
 		start := len(t.k)
-		t.k = append(AppendQuoted(t.k, key), ':')
+		if plain {
+			// Nothing in a key written without escapes needs one.
+			t.c = append(append(append(t.c, '"'), key...), '"', ':')
+			t.k = append(append(append(t.k, '"'), key...), '"', ':')
+		} else {
+			t.c = append(AppendQuoted(t.c, key), ':')
+			t.k = append(AppendQuoted(t.k, key), ':')
+		}
 		if err := t.value(depth + 1); err != nil {
 			return within(err, PathElem{Key: key})
 		}
@@ -304,6 +311,7 @@ func (t *transcoder) object(depth int) error {
 			t.order(first, t.spans[base:])
 			clear(t.spans[base:])
 			t.spans = t.spans[:base]
+			d.keyHashes = d.keyHashes[:hbase]
 			t.k = append(t.k, '}')
 			return nil
 		default:

@@ -3,6 +3,7 @@ package jsonv_test
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -82,4 +83,22 @@ func FuzzTranscode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, maxDepth uint8, depth uint16) {
 		checkTranscode(t, data, jsonv.Options{MaxDepth: int(maxDepth)}, int(depth)%520)
 	})
+}
+
+func TestTranscodeKeys(t *testing.T) {
+	// Keys written plainly, with escapes and with escapes that decode to
+	// text that needs them again, in objects narrower and wider than the
+	// widest checked without a map, with and without a repeated key.
+	for _, width := range []int{1, 15, 17, 63, 64, 65, 130} {
+		for _, form := range []string{"k%d", "a_much_longer_key_number_%d_", `k\u00e9%d`, `q\"%d\\`, `\u0001%d`, "%d"} {
+			var b strings.Builder
+			b.WriteString("{")
+			for i := range width {
+				fmt.Fprintf(&b, `"`+form+`": {"`+form+`": %d}, `, i, i, i)
+			}
+			doc := b.String()
+			checkTranscode(t, []byte(doc+`"end": 1}`), jsonv.Options{}, 0)
+			checkTranscode(t, []byte(doc+fmt.Sprintf(`"`+form+`": 1}`, width/2)), jsonv.Options{}, 0)
+		}
+	}
 }
