@@ -216,10 +216,28 @@ func (d *Decoder) advanceBase(gone []byte) {
 // continuationBytes counts the UTF-8 continuation bytes (10xxxxxx) in b.
 func continuationBytes(b []byte) int {
 	n := 0
+	// A continuation byte has its top bit set and the next one clear.
+	// Thirty-two bytes at a time, the marks counted in byte lanes, which
+	// are added up every 63 rounds (before a lane can pass 255).
+	for len(b) >= 32 {
+		var lanes uint64
+		for r := 0; r < 63 && len(b) >= 32; r++ {
+			w0 := binary.LittleEndian.Uint64(b)
+			w1 := binary.LittleEndian.Uint64(b[8:])
+			w2 := binary.LittleEndian.Uint64(b[16:])
+			w3 := binary.LittleEndian.Uint64(b[24:])
+			m := (w0&^(w0<<1))>>7&(oneBytes) + (w1&^(w1<<1))>>7&(oneBytes) +
+				(w2&^(w2<<1))>>7&(oneBytes) + (w3&^(w3<<1))>>7&(oneBytes)
+			lanes += m
+			b = b[32:]
+		}
+		const even = 0x00FF00FF00FF00FF
+		pairs := lanes&even + lanes>>8&even
+		n += int(pairs * 0x0001000100010001 >> 48)
+	}
 	for len(b) >= 8 {
 		w := binary.LittleEndian.Uint64(b)
-		// A continuation byte has its top bit set and the next one clear.
-		n += bits.OnesCount64(w & ^(w << 1) & 0x8080808080808080)
+		n += bits.OnesCount64(w & ^(w << 1) & highBits)
 		b = b[8:]
 	}
 	for _, c := range b {

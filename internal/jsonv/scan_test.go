@@ -119,3 +119,27 @@ func TestDecoderDuplicateKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestContinuationBytes(t *testing.T) {
+	// Lengths on both sides of a word, of a round of four words and of
+	// the 63 rounds after which the lanes are added up, from every
+	// alignment of text with every kind of byte.
+	text := []byte(strings.Repeat("überprüfen 日本語 données \xbf\xff\x80\xc0😀", 700))
+	for i := 0; i < 64; i++ {
+		for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 2015, 2016, 2017, 2048, 8063, 8064, 8065, len(text) - i} {
+			if i+n > len(text) {
+				continue
+			}
+			b := text[i : i+n]
+			want := 0
+			for _, c := range b {
+				if c&0xC0 == 0x80 {
+					want++
+				}
+			}
+			if got := continuationBytes(b); got != want {
+				t.Fatalf("continuationBytes(text[%d:%d]) = %d, want %d", i, i+n, got, want)
+			}
+		}
+	}
+}

@@ -312,7 +312,7 @@ func plainPrefix(s string) int {
 	i := 0
 	// Sixteen bytes, then eight, at a time while none needs escaping.
 	for ; i+16 <= len(s); i += 16 {
-		if hasSpecial(load64(s, i)) || hasSpecial(load64(s, i+8)) {
+		if specialMask(load64(s, i))|specialMask(load64(s, i+8)) != 0 {
 			break
 		}
 	}
@@ -435,7 +435,7 @@ func (v *Value) CompactLen() int {
 // quotedLen is len(AppendQuoted(nil, s)).
 func quotedLen(s string) int {
 	n := 2 + len(s)
-	for i := 0; i < len(s); i++ {
+	for i := plainPrefix(s); i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
 			n++
