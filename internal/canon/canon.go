@@ -333,47 +333,28 @@ func (e *encoder) member(j int, m jsonv.Member, depth int) error {
 // it. Zero of either sign is 0. TestPlainDecimal holds this to
 // jcs.NumberToJSON.
 func appendPlainDecimal(dst []byte, lit string) ([]byte, bool) {
-	s, neg := strings.CutPrefix(lit, "-")
-	ip, fp, ok := strings.Cut(s, ".")
-	if !ok || ip == "" || fp == "" || !allDigits(ip) || !allDigits(fp) {
-		return dst, false
-	}
-	ip = strings.TrimLeft(ip, "0")
-	fp = strings.TrimRight(fp, "0")
+	d, ok := jsonv.SplitPlainDecimal(lit)
 	switch {
-	case ip == "" && fp == "":
+	case !ok:
+		return dst, false
+	case d.Digits == 0:
 		return append(dst, '0'), true
-	case ip == "":
-		sig := strings.TrimLeft(fp, "0")
-		if len(fp)-len(sig) > 5 || len(sig) > 15 {
-			return dst, false
-		}
-	case len(ip)+len(fp) > 15:
+	case d.Digits > 15 || d.Int == "" && d.Lead > 5:
 		return dst, false
 	}
-	if neg {
+	if d.Neg {
 		dst = append(dst, '-')
 	}
-	if ip == "" {
+	if d.Int == "" {
 		dst = append(dst, '0')
 	} else {
-		dst = append(dst, ip...)
+		dst = append(dst, d.Int...)
 	}
-	if fp != "" {
+	if d.Frac != "" {
 		dst = append(dst, '.')
-		dst = append(dst, fp...)
+		dst = append(dst, d.Frac...)
 	}
 	return dst, true
-}
-
-// allDigits reports whether s is all ASCII digits.
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // compareKeys is jsonv.CompareUTF16 (RFC 8785 §3.2.3 key order), deciding

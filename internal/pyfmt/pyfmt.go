@@ -251,44 +251,23 @@ func appendNumber(dst []byte, kind jsonv.Kind, lit string) []byte {
 // zeros after it but one, and with the sign of a negative zero.
 // TestPlainFloat holds this to FloatRepr.
 func appendPlainFloat(dst []byte, lit string) ([]byte, bool) {
-	s, neg := strings.CutPrefix(lit, "-")
-	ip, fp, ok := strings.Cut(s, ".")
-	if !ok || ip == "" || fp == "" || !allDigits(ip) || !allDigits(fp) {
+	d, ok := jsonv.SplitPlainDecimal(lit)
+	if !ok || d.Digits > 15 || d.Int == "" && d.Digits > 0 && d.Lead > 3 {
 		return dst, false
 	}
-	ip = strings.TrimLeft(ip, "0")
-	fp = strings.TrimRight(fp, "0")
-	if ip == "" {
-		sig := strings.TrimLeft(fp, "0")
-		if sig != "" && (len(fp)-len(sig) > 3 || len(sig) > 15) {
-			return dst, false
-		}
-	} else if len(ip)+len(fp) > 15 {
-		return dst, false
-	}
-	if neg {
+	if d.Neg {
 		dst = append(dst, '-')
 	}
-	if ip == "" {
+	if d.Int == "" {
 		dst = append(dst, '0')
 	} else {
-		dst = append(dst, ip...)
+		dst = append(dst, d.Int...)
 	}
 	dst = append(dst, '.')
-	if fp == "" {
+	if d.Frac == "" {
 		return append(dst, '0'), true
 	}
-	return append(dst, fp...), true
-}
-
-// allDigits reports whether s is all ASCII digits.
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return append(dst, d.Frac...), true
 }
 
 // Dumps returns json.dumps(v, ensure_ascii=False) with the default separators
