@@ -142,7 +142,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		if err := validateSurface(o.Target); err != nil {
 			return nil, err
 		}
-		sink = &lockSink{w: lock.NewStreamWriter(o.LockPath), version: o.Version}
+		sink = newLockSink(o.LockPath, o.Version)
 		defer streamGC()()
 		var err error
 		if b, err = readSurface(ctx, o.Surface, o.Stdin, sink); err != nil {

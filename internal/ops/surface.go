@@ -91,19 +91,52 @@ func validateSurface(t Target) error {
 // reported, if any, are those of building them one by one in file order.
 // With a sink, each tool's lock text is rendered where it is built and
 // written to the sink in file order as soon as the tools before it are.
+//
+// Tools are decoded on those goroutines too: the file is read once with
+// each tool cut out unparsed (surface.Handler.RawTool), and only when that
+// meets any refusal is it read again the plain way, for the refusal, and
+// its place, exactly as a read one entry at a time gives them. Standard
+// input cannot be read twice and is always read the plain way.
 func readSurface(ctx context.Context, path string, stdin io.Reader, sink *lockSink) (*built, error) {
-	return readSurfaceOn(ctx, path, stdin, runtime.GOMAXPROCS(0), sink)
+	workers := runtime.GOMAXPROCS(0)
+	if path != "-" && workers > 1 {
+		b, err := readSurfaceOn(ctx, path, stdin, workers, sink, true)
+		if !errors.Is(err, errRefused) {
+			return b, err
+		}
+		if sink != nil {
+			sink.restart()
+		}
+	}
+	return readSurfaceOn(ctx, path, stdin, workers, sink, false)
 }
+
+// errRefused is the failure of a read that cut tools out unparsed: the
+// file is to be read again the plain way for the refusal to report.
+var errRefused = errors.New("surface refused; read it again one entry at a time")
 
 // lockSink is where a pin writes its lock while the surface is read.
 type lockSink struct {
-	w *lock.StreamWriter
+	w    *lock.StreamWriter
+	path string // the lock's
 	// version is warden's, written into the lock's head.
 	version string
 	// suspects names the tools whose text may hold a stored secret,
 	// screened where they were built: the stored-secret check walks only
 	// these (kept whole).
 	suspects map[string]bool
+}
+
+// newLockSink returns a sink writing the lock at path.
+func newLockSink(path, version string) *lockSink {
+	return &lockSink{w: lock.NewStreamWriter(path), path: path, version: version}
+}
+
+// restart drops what was written, for the surface to be read again.
+func (s *lockSink) restart() {
+	s.w.Abort()
+	s.w = lock.NewStreamWriter(s.path)
+	s.suspects = nil
 }
 
 // storedSecrets is the stored-secret check of the lock written through
@@ -150,8 +183,9 @@ func streamGC() (restore func()) {
 }
 
 // readSurfaceOn is readSurface building tools on the given number of
-// goroutines.
-func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers int, sink *lockSink) (*built, error) {
+// goroutines; with raw, decoding them there too, and failing with
+// errRefused (unless cancelled) whatever the refusal.
+func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers int, sink *lockSink, raw bool) (*built, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -182,10 +216,22 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 	if sink != nil {
 		h.BeforeTools = sink.provisional
 	}
+	if raw {
+		tools.names = map[string]struct{}{}
+		h.RawTool = func(text []byte) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return tools.addRaw(text)
+		}
+	}
 	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), h)
 	toolErr, writeErr := tools.wait()
 	if cerr := Cancelled(ctx); cerr != nil {
 		return nil, cerr
+	}
+	if raw && (err != nil || toolErr != nil || writeErr != nil) {
+		return nil, errRefused
 	}
 	var pe *jsonv.ParseError
 	var le *jsonv.ValueLimitError
@@ -249,12 +295,18 @@ type toolPool struct {
 	firstSeq int
 	firstErr error
 	writeErr error
-	texts    sync.Pool
+	// names are the names collected so far, when the pool checks them.
+	names  map[string]struct{}
+	texts  sync.Pool
+	raws   sync.Pool          // tools' texts to parse
+	parser surface.ToolParser // with n == 1
 }
 
 type toolJob struct {
 	seq int
 	t   surface.Tool
+	// raw, when not nil, is the tool's text, to be parsed into t.
+	raw *[]byte
 }
 
 // toolDone is a built tool (or its failure) and its rendered lock text.
@@ -272,6 +324,7 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 	p := &toolPool{b: b, sc: sc, sink: sink, pending: map[int]toolDone{}}
 	p.failedAt.Store(math.MaxInt64)
 	p.texts.New = func() any { return new([]byte) }
+	p.raws.New = func() any { return new([]byte) }
 	if n <= 1 {
 		return p
 	}
@@ -279,7 +332,7 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 	p.done = make(chan toolDone, 8*n)
 	p.collected = make(chan struct{})
 	for i := 0; i < n; i++ {
-		fb, fs := b.Fork(), &findings.Scanner{}
+		fb, fs, tp := b.Fork(), &findings.Scanner{}, &surface.ToolParser{}
 		p.scans = append(p.scans, fs)
 		p.wg.Add(1)
 		go func() {
@@ -288,7 +341,7 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 				if int64(j.seq) > p.failedAt.Load() {
 					continue // drain: an earlier tool failed
 				}
-				p.done <- p.build(fb, fs, j)
+				p.done <- p.build(fb, fs, tp, j)
 			}
 		}()
 	}
@@ -302,14 +355,25 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 }
 
 // add builds t, or queues it for a worker.
-func (p *toolPool) add(t surface.Tool) error {
+func (p *toolPool) add(t surface.Tool) error { return p.queue(toolJob{t: t}) }
+
+// addRaw parses and builds the tool whose text is raw (which it copies),
+// or queues it for a worker.
+func (p *toolPool) addRaw(raw []byte) error {
+	buf := p.raws.Get().(*[]byte)
+	*buf = append((*buf)[:0], raw...)
+	return p.queue(toolJob{raw: buf})
+}
+
+// queue numbers j and builds it, or queues it for a worker.
+func (p *toolPool) queue(j toolJob) error {
 	if p.failedAt.Load() != math.MaxInt64 {
 		return errStopped
 	}
-	j := toolJob{seq: p.seq, t: t}
+	j.seq = p.seq
 	p.seq++
 	if p.jobs == nil {
-		p.collect(p.build(p.b, p.sc, j))
+		p.collect(p.build(p.b, p.sc, &p.parser, j))
 		if p.failedAt.Load() != math.MaxInt64 {
 			return errStopped
 		}
@@ -319,13 +383,23 @@ func (p *toolPool) add(t surface.Tool) error {
 	return nil
 }
 
-// build builds one tool with b's buffers, scans it with sc and renders its
-// lock text when there is a sink.
-func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) toolDone {
-	// The capabilities and their findings come from one analysis.
-	a := caps.Analyze(j.t.Name, j.t.InputSchema)
+// build builds one tool with b's buffers (parsing it first with tp when
+// it comes as text), scans it with sc and renders its lock text when there
+// is a sink.
+func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.ToolParser, j toolJob) toolDone {
 	d := toolDone{seq: j.seq}
 	var err error
+	if j.raw != nil {
+		j.t, err = tp.Parse(*j.raw)
+		p.raws.Put(j.raw)
+		if err != nil {
+			p.fail(j.seq)
+			d.err = err
+			return d
+		}
+	}
+	// The capabilities and their findings come from one analysis.
+	a := caps.Analyze(j.t.Name, j.t.InputSchema)
 	if p.sink == nil {
 		d.e, err = b.BuildAnalyzedTool(j.t, a)
 	} else {
@@ -336,22 +410,27 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, j toolJob) toolD
 		// can match (findings.MayHoldVendorSecret).
 		d.text = p.texts.Get().(*[]byte)
 		d.e, *d.text, err = b.BuildToolText(j.t, a, (*d.text)[:0], func(text []byte) bool {
-			d.suspect = findings.MayHoldVendorSecret(string(text))
+			d.suspect = findings.MayHoldVendorSecretBytes(text)
 			return d.suspect
 		})
 	}
 	if err != nil {
-		for {
-			at := p.failedAt.Load()
-			if int64(j.seq) >= at || p.failedAt.CompareAndSwap(at, int64(j.seq)) {
-				break
-			}
-		}
+		p.fail(j.seq)
 		d.err = err
 		return d
 	}
 	sc.AnalyzedTool(j.t, a)
 	return d
+}
+
+// fail records that the tool at seq failed: no tool after it is built.
+func (p *toolPool) fail(seq int) {
+	for {
+		at := p.failedAt.Load()
+		if int64(seq) >= at || p.failedAt.CompareAndSwap(at, int64(seq)) {
+			return
+		}
+	}
 }
 
 // collect takes results in any order and, in file order, adds each tool
@@ -370,6 +449,10 @@ func (p *toolPool) collect(d toolDone) {
 			// Everything after the first failure is dropped.
 		case d.err != nil:
 			p.firstSeq, p.firstErr = d.seq, d.err
+		case p.repeated(d.e.Name):
+			// Decode checks names only for tools it parses.
+			p.firstSeq, p.firstErr = d.seq, fmt.Errorf("tool %q appears more than once", d.e.Name)
+			p.fail(d.seq)
 		case p.sink == nil:
 			p.b.AddBuilt(d.e)
 		default:
@@ -391,6 +474,19 @@ func (p *toolPool) collect(d toolDone) {
 			p.texts.Put(d.text)
 		}
 	}
+}
+
+// repeated reports whether a tool named name was collected before, when
+// the pool checks names (tools cut out unparsed).
+func (p *toolPool) repeated(name string) bool {
+	if p.names == nil {
+		return false
+	}
+	if _, ok := p.names[name]; ok {
+		return true
+	}
+	p.names[name] = struct{}{}
+	return false
 }
 
 // wait finishes the queued tools and joins the workers' findings. It

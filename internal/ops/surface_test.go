@@ -61,11 +61,15 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 		{"refusal before tool fails", surfaceText(300, map[int]string{20: `7`, 200: deep}), "surface: tools[20] is not an object"},
 		{"duplicate after tool fails", surfaceText(300, map[int]string{50: deep, 60: `{"name": "t000_write_file"}`}), "surface: tools[50]: tool \"deep\""},
 		{"JSON error after all", surfaceText(300, map[int]string{70: deep}) + "x", "not a valid surface document"},
+		{"JSON error in a tool", surfaceText(300, map[int]string{120: `{"name": "x", "description": "\q"}`}), "not a valid surface document"},
+		{"duplicate", surfaceText(300, map[int]string{60: `{"name": "t000_write_file"}`}), "appears more than once"},
+		{"nested to the limit", surfaceText(300, map[int]string{9: nested(9997)}), ""},
+		{"nested past the limit", surfaceText(300, map[int]string{9: nested(9998)}), "nesting deeper than 10000"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSurface(t, tc.text)
-			one, err1 := readSurfaceOn(context.Background(), path, nil, 1, nil)
+			one, err1 := readSurfaceOn(context.Background(), path, nil, 1, nil, false)
 			if tc.want == "" && (err1 != nil || len(one.lock.Tools) != 300 || len(one.findings) == 0) {
 				t.Fatalf("clean surface: %v", err1)
 			}
@@ -73,19 +77,37 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 				t.Fatalf("error %v, want %q", err1, tc.want)
 			}
 			for _, n := range []int{2, 5} {
-				many, errN := readSurfaceOn(context.Background(), path, nil, n, nil)
+				many, errN := readSurfaceOn(context.Background(), path, nil, n, nil, false)
 				if fmt.Sprint(err1) != fmt.Sprint(errN) {
 					t.Fatalf("%d workers: error %v, one worker: %v", n, errN, err1)
+				}
+				// Tools cut out unparsed and decoded by the workers: the
+				// same lock, or errRefused for whatever refusal.
+				cut, errC := readSurfaceOn(context.Background(), path, nil, n, nil, true)
+				if (err1 == nil) != (errC == nil) || err1 != nil && !errors.Is(errC, errRefused) {
+					t.Fatalf("%d workers decoding: error %v, one worker: %v", n, errC, err1)
 				}
 				if err1 != nil {
 					continue
 				}
-				if !bytes.Equal(lock.Marshal(one.lock), lock.Marshal(many.lock)) || fmt.Sprint(one.findings) != fmt.Sprint(many.findings) {
-					t.Fatalf("%d workers build another lock or other findings", n)
+				for _, b := range []*built{many, cut} {
+					if !bytes.Equal(lock.Marshal(one.lock), lock.Marshal(b.lock)) || fmt.Sprint(one.findings) != fmt.Sprint(b.findings) {
+						t.Fatalf("%d workers build another lock or other findings", n)
+					}
 				}
+			}
+			// readSurface falls back to the plain read for the refusal.
+			if _, err := readSurface(context.Background(), path, nil, nil); fmt.Sprint(err) != fmt.Sprint(err1) {
+				t.Fatalf("readSurface: error %v, want %v", err, err1)
 			}
 		})
 	}
+}
+
+// nested is a tool with an unknown member of n nested arrays, the
+// innermost holding 1: as a surface's tools item, its 1 sits 3+n deep.
+func nested(n int) string {
+	return `{"name": "nested", "x": ` + strings.Repeat("[", n) + "1" + strings.Repeat("]", n) + `}`
 }
 
 // TestPinSurfaceRefusesStoredSecret: a surface whose stored strings hold
@@ -118,7 +140,7 @@ func TestReadSurfaceCancelled(t *testing.T) {
 // lock.Build and findings.Scan.
 func TestReadSurfaceMatchesBuild(t *testing.T) {
 	text := surfaceText(120, map[int]string{7: `{"name": "shell_exec", "inputSchema": 5}`, 9: `{"name": "run", "inputSchema": {"properties": {"command": {"type": "string", "default": "AKIA` + strings.Repeat("Q", 16) + `"}}}}`})
-	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3, nil)
+	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

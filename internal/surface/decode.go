@@ -38,6 +38,13 @@ type Handler struct {
 	Tool     func(Tool) error
 	Resource func(Resource) error
 	Prompt   func(Prompt) error
+	// RawTool, when set, takes the place of Tool: each tools item that is
+	// an object is handed over as its text (valid only during the call),
+	// cut out without being parsed, for the caller to parse with
+	// ParseTool, on any goroutine. Decode then checks neither the item
+	// nor its name for a repeat: the caller must, in file order, to
+	// refuse what Decode would.
+	RawTool func(raw []byte) error
 	// BeforeTools, when set, is called as the tools list begins with the
 	// launch identity as far as the document has given it by then. It is
 	// provisional (members after the list may still change it, and Decode
@@ -116,6 +123,10 @@ func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
 				if srv, err := serverFrom(cmd, args, url); err == nil {
 					h.BeforeTools(srv)
 				}
+			}
+			if h.RawTool != nil {
+				refusal, err = rawItems(d, key, h.RawTool)
+				return err
 			}
 			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
 				t, err := ToolFromWire(v)
@@ -203,6 +214,64 @@ func decodeItems(d *jsonv.Decoder, key string, add func(i int, v *jsonv.Value) e
 		return nil
 	})
 	return refusal, err
+}
+
+// rawItems is decodeItems handing each item's text to add, cut out by
+// RawContainer, after the same check that it is an object.
+func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) error) (refusal, err error) {
+	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
+		return decodeItems(d, key, nil) // null, or refused: nothing to cut
+	}
+	var buf []byte
+	err = d.Array(func(i int) error {
+		if kind, ok := d.Next(); refusal != nil || !ok || kind != jsonv.Object {
+			if err := d.Skip(); err != nil || refusal != nil {
+				return err
+			}
+			refusal = fmt.Errorf("surface: %s[%d] is not an object", key, i)
+			return nil
+		}
+		buf, err = d.RawContainer(buf[:0])
+		if err != nil {
+			return err
+		}
+		if err := add(buf); err != nil {
+			refusal = fmt.Errorf("surface: %s[%d]: %w", key, i, err)
+		}
+		return nil
+	})
+	return refusal, err
+}
+
+// toolMaxDepth is the nesting a tools item may have below itself: the
+// document's bound less the two levels above it (the document and its
+// tools list).
+const toolMaxDepth = jsonv.HardMaxDepth - 2
+
+// ParseTool parses a tools item that RawTool handed over and checks it as
+// Decode checks a tool, but for repeats of its name: a surface decoded
+// with RawTool and its items parsed with ParseTool give Decode's tools, or
+// a refusal where Decode refuses (its text may differ).
+func ParseTool(raw []byte) (Tool, error) {
+	var p ToolParser
+	return p.Parse(raw)
+}
+
+// ToolParser is ParseTool for many items one after another, reusing its
+// buffers from one to the next (jsonv.Parser). It is not safe for
+// concurrent use.
+type ToolParser struct {
+	p jsonv.Parser
+}
+
+// Parse is ParseTool.
+func (tp *ToolParser) Parse(raw []byte) (Tool, error) {
+	tp.p.Options.MaxDepth = toolMaxDepth
+	v, err := tp.p.Parse(raw)
+	if err != nil {
+		return Tool{}, err
+	}
+	return ToolFromWire(v)
 }
 
 // documentError marks a JSON-level refusal of the document as such; other

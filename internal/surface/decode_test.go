@@ -168,3 +168,55 @@ func TestVectorRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRawToolMatchesTool: tools cut out with RawTool and parsed with
+// ParseTool (or a reused ToolParser) are the tools Decode hands to Tool, and
+// the other entries and the header are read alike; an item that is not an
+// object is refused alike.
+func TestRawToolMatchesTool(t *testing.T) {
+	docs := []string{
+		`{"command": "node", "args": ["s.js"], "tools": [{"name": "a", "description": "d \"q\" }]", "inputSchema": {"type": "object", "properties": {"x": {"enum": [1, 2.50, "\u00e9"]}}}}, {"name": "b", "annotations": {"readOnlyHint": true}, "outputSchema": {"type": "object"}, "x": [[[]]]}], "resources": [{"uri": "file:///r"}], "prompts": [{"name": "p"}]}`,
+		`{"tools": [{"name": "a"}, 7, {"name": "c"}], "url": "https://example.com/mcp"}`,
+		`{"tools": null, "command": "x"}`,
+		`{"tools": [], "command": "x", "protocolVersion": "2025-06-18"}`,
+	}
+	for _, doc := range docs {
+		var want []string
+		wantHdr, wantErr := Decode(jsonv.NewDecoder(strings.NewReader(doc), jsonv.Options{}), Handler{Tool: func(tool Tool) error {
+			want = append(want, describeTool(tool))
+			return nil
+		}})
+		var got, reused []string
+		var tp ToolParser
+		gotHdr, gotErr := Decode(jsonv.NewDecoder(strings.NewReader(doc), jsonv.Options{}), Handler{RawTool: func(raw []byte) error {
+			tool, err := ParseTool(raw)
+			if err != nil {
+				return err
+			}
+			got = append(got, describeTool(tool))
+			again, err := tp.Parse(raw)
+			if err != nil {
+				return err
+			}
+			reused = append(reused, describeTool(again))
+			return nil
+		}})
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || fmt.Sprint(gotHdr) != fmt.Sprint(wantHdr) {
+			t.Errorf("%s: RawTool gives %v %v, Tool %v %v", doc, gotHdr, gotErr, wantHdr, wantErr)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(reused) != fmt.Sprint(want) {
+			t.Errorf("%s: tools\n%v\n%v\nwant\n%v", doc, got, reused, want)
+		}
+	}
+}
+
+// describeTool is a tool's parts as text.
+func describeTool(tool Tool) string {
+	text := func(v *jsonv.Value) string {
+		if v == nil {
+			return "-"
+		}
+		return v.Compact()
+	}
+	return strings.Join([]string{tool.Name, text(tool.Description), text(tool.InputSchema), text(tool.Annotations), text(tool.OutputSchema)}, " ")
+}

@@ -1,0 +1,116 @@
+package jsonv
+
+import "bytes"
+
+// RawContainer appends the text of the object or array at the current
+// position to dst, as it stands in the input, and moves past it, without
+// building it: a caller that parses many entries of a large document on
+// several goroutines cuts them out here and parses each with Parse.
+//
+// Only the structure is followed (brackets, and strings with their
+// escapes), so a container that Parse would refuse for what is inside its
+// strings, numbers or literals, for its depth or for a repeated key comes
+// back as text, and Parse refuses it there; the values inside are not
+// counted (Options.MaxValues) nor their depth checked. The text ends at
+// the bracket that closes the container; an input that ends first is
+// refused. A value that is neither an object nor an array is refused
+// without being read.
+func (d *Decoder) RawContainer(dst []byte) ([]byte, error) {
+	if err := d.begin(); err != nil {
+		return dst, err
+	}
+	d.skipSpace()
+	c, ok := d.peek()
+	if !ok {
+		return dst, d.fail("unexpected end of input")
+	}
+	if c != '{' && c != '[' {
+		return dst, d.fail("invalid character %s: an object or an array was expected", quoteByte(c))
+	}
+	d.mark = d.pos
+	// Positions are kept from the mark, which reading more input moves.
+	depth := 0
+	inString := false
+	var quote int // where the open string's opening quote is
+	for {
+		buf, i := d.buf, d.pos
+	scan:
+		for i < len(buf) {
+			if inString {
+				// The string's closing quote is the next one that no odd
+				// run of backslashes escapes.
+				q := bytes.IndexByte(buf[i:], '"')
+				if q < 0 {
+					i = len(buf)
+					break
+				}
+				i += q
+				k := i - 1
+				for k > d.mark+quote && buf[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					inString = false
+				}
+				i++
+				continue
+			}
+			switch buf[i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					i++
+					break scan
+				}
+			case '"':
+				inString, quote = true, i-d.mark
+			}
+			i++
+		}
+		d.pos = i
+		if depth == 0 {
+			break
+		}
+		if !d.fill() {
+			d.mark = -1
+			return dst, d.fail("unexpected end of input")
+		}
+	}
+	dst = append(dst, d.buf[d.mark:d.pos]...)
+	d.mark = -1
+	d.consumed++
+	return dst, nil
+}
+
+// Parser parses documents one after another under Parse's rules, such as
+// the entries RawContainer cuts out of a large document, keeping from one
+// to the next what makes starting on a small document costly: the intern
+// table, the unused end of the block values are carved from, and the
+// scratch stacks. Values a Parser returned stay valid after its next
+// Parse: no block is handed out twice. A Parser is not safe for
+// concurrent use; the zero Parser uses the zero Options.
+type Parser struct {
+	Options Options
+	last    *Decoder
+}
+
+// Parse parses one document as Parse does.
+func (p *Parser) Parse(data []byte) (*Value, error) {
+	d := NewBytesDecoder(data, p.Options)
+	if l := p.last; l != nil {
+		d.shared, d.misses = l.shared, l.misses
+		d.slab, d.slabNext = l.slab, l.slabNext
+		d.members, d.items, d.sbuf, d.keyHashes = l.members[:0], l.items[:0], l.sbuf[:0], l.keyHashes[:0]
+	}
+	p.last = d
+	v, err := d.Value()
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,155 @@
+package jsonv
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+var rawSeeds = []string{
+	`{}`, `[]`, `{"a":1}`, `[1,"x",{"b":[true,null]}]`,
+	`{"s":"a \"quoted\" }] string","t":"\\"}`,
+	`{"s":"ends in a backslash \\\\","n":-1.5e3}`,
+	`{"k":"\\\\\"still inside","z":[[[]]]}`,
+	`{"u":"\u00e9 é 日本 \ud83d\ude00"}`,
+	"{\n  \"pretty\": [\n    1,\n    2\n  ]\n}",
+}
+
+// rawItems cuts every item of the array data with RawContainer, reading it
+// through r, and parses each item with Value from a second decoder.
+func rawItems(t *testing.T, data string, slow bool) {
+	t.Helper()
+	var rd = strings.NewReader(data)
+	var d *Decoder
+	if slow {
+		d = NewDecoder(iotest.OneByteReader(rd), Options{})
+	} else {
+		d = NewDecoder(rd, Options{})
+	}
+	want, err := Parse([]byte(data), Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	var got [][]byte
+	err = d.Array(func(i int) error {
+		raw, err := d.RawContainer(nil)
+		got = append(got, raw)
+		return err
+	})
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	if len(got) != len(want.Items) {
+		t.Fatalf("%s: %d items, want %d", data, len(got), len(want.Items))
+	}
+	for i, raw := range got {
+		v, err := Parse(raw, Options{})
+		if err != nil {
+			t.Fatalf("%s: item %d %q: %v", data, i, raw, err)
+		}
+		if v.Compact() != want.Items[i].Compact() {
+			t.Errorf("%s: item %d is %s, want %s", data, i, v.Compact(), want.Items[i].Compact())
+		}
+		if !strings.Contains(data, string(raw)) || raw[0] != '{' && raw[0] != '[' {
+			t.Errorf("%s: item %d %q is not a span of the input", data, i, raw)
+		}
+	}
+}
+
+// TestRawContainer: each container cut out is exactly its text, and
+// parses to what Value reads, whatever size the reads come in.
+func TestRawContainer(t *testing.T) {
+	rawItems(t, "["+strings.Join(rawSeeds, ", ")+"]", false)
+	rawItems(t, "["+strings.Join(rawSeeds, ",")+"]", true)
+	long := `{"long":"` + strings.Repeat(`x\"`, 100000) + `"}`
+	rawItems(t, "["+long+","+long+"]", false)
+}
+
+// TestRawContainerRefuses: a scalar is refused unread, and an input that
+// ends inside a container or a string is refused.
+func TestRawContainerRefuses(t *testing.T) {
+	for _, data := range []string{`["a"]`, `[1]`, `[{"a":1}`, `[{"a":"1}]`, `[[[]]`, `[{"a":"\"}]`} {
+		d := NewDecoder(strings.NewReader(data), Options{})
+		err := d.Array(func(int) error {
+			_, err := d.RawContainer(nil)
+			return err
+		})
+		if err == nil {
+			err = d.Finish()
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", data)
+		}
+	}
+}
+
+// FuzzRawContainer: whenever Value reads a container, RawContainer cuts out
+// the same bytes, which parse to the same value; otherwise it may refuse or
+// cut out something Parse refuses, but never hangs or panics.
+func FuzzRawContainer(f *testing.F) {
+	for _, s := range rawSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":"\\`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, werr := Parse(data, Options{})
+		d := NewDecoder(iotest.HalfReader(bytes.NewReader(data)), Options{})
+		raw, err := d.RawContainer(nil)
+		if err == nil {
+			err = d.Finish()
+		}
+		if werr != nil || (want.Kind != Object && want.Kind != Array) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: Parse reads it, RawContainer refuses: %v", data, err)
+		}
+		got, err := Parse(raw, Options{})
+		if err != nil || got.Compact() != want.Compact() {
+			t.Fatalf("%q: cut out %q, which parses to %v (%v)", data, raw, got, err)
+		}
+		if !bytes.Equal(bytes.TrimSpace(data), raw) {
+			t.Fatalf("%q: cut out %q", data, raw)
+		}
+	})
+}
+
+// TestParserMatchesParse: a Parser reused across documents gives what
+// Parse gives each, refusals included, and earlier values stay intact.
+func TestParserMatchesParse(t *testing.T) {
+	docs := append([]string{}, rawSeeds...)
+	docs = append(docs, `{"a":1,"a":2}`, `[1,]`, `{"deep":[[[[1]]]]}`, "\xff", `"tail" x`, `{"b":"\ud800"}`)
+	for _, s := range rawSeeds {
+		docs = append(docs, `{"again":`+s+`}`)
+	}
+	var p Parser
+	p.Options.MaxDepth = 3
+	var kept []*Value
+	var want []string
+	for round := 0; round < 3; round++ {
+		for _, doc := range docs {
+			got, err := p.Parse([]byte(doc))
+			w, werr := Parse([]byte(doc), Options{MaxDepth: 3})
+			if fmt.Sprint(err) != fmt.Sprint(werr) {
+				t.Fatalf("%q: Parser: %v, Parse: %v", doc, err, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			if got.Compact() != w.Compact() {
+				t.Fatalf("%q: Parser gives %s, Parse %s", doc, got.Compact(), w.Compact())
+			}
+			kept, want = append(kept, got), append(want, w.Compact())
+		}
+	}
+	for i, v := range kept {
+		if v.Compact() != want[i] {
+			t.Fatalf("value %d changed after later parses: %s, want %s", i, v.Compact(), want[i])
+		}
+	}
+}
