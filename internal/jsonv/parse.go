@@ -115,6 +115,9 @@ type Decoder struct {
 
 	slab      []Value
 	slabNext  int
+	// blocks, when not nil, gathers every block values are carved from,
+	// and spare holds blocks to carve from again (see Parser.ParseOver).
+	blocks, spare [][]Value
 	members   []Member
 	items     []*Value
 	sbuf      []byte
@@ -628,8 +631,19 @@ const maxSlab = 32 << 10 / int(unsafe.Sizeof(Value{}))
 // (of growing size) when it is used up.
 func (d *Decoder) alloc() *Value {
 	if len(d.slab) == 0 {
-		d.slab = make([]Value, d.slabNext)
-		d.slabNext = min(2*d.slabNext, maxSlab)
+		if n := len(d.spare); n > 0 {
+			// A block of a document the Parser was told is done with
+			// (Parser.ParseOver): cleared of its values.
+			d.slab = d.spare[n-1]
+			d.spare = d.spare[:n-1]
+			clear(d.slab)
+		} else {
+			d.slab = make([]Value, d.slabNext)
+			d.slabNext = min(2*d.slabNext, maxSlab)
+		}
+		if d.blocks != nil {
+			d.blocks = append(d.blocks, d.slab)
+		}
 	}
 	v := &d.slab[0]
 	d.slab = d.slab[1:]

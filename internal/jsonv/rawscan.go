@@ -97,12 +97,29 @@ type Parser struct {
 }
 
 // Parse parses one document as Parse does.
-func (p *Parser) Parse(data []byte) (*Value, error) {
+func (p *Parser) Parse(data []byte) (*Value, error) { return p.parse(data, false) }
+
+// ParseOver is Parse for a caller that is done with every value the
+// Parser returned before: their memory is used again for this document's
+// values, which saves allocating (and collecting) the bulk of a tree per
+// document. Any value of an earlier document still held reads as part of
+// this one's, so a caller must drop them all first.
+func (p *Parser) ParseOver(data []byte) (*Value, error) { return p.parse(data, true) }
+
+func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 	d := NewBytesDecoder(data, p.Options)
 	if l := p.last; l != nil {
 		d.shared, d.misses = l.shared, l.misses
 		d.slab, d.slabNext = l.slab, l.slabNext
 		d.members, d.items, d.sbuf, d.keyHashes = l.members[:0], l.items[:0], l.sbuf[:0], l.keyHashes[:0]
+		if over {
+			// Every block of earlier documents is carved again.
+			d.spare = append(l.spare, l.blocks...)
+			d.slab = nil
+		}
+	}
+	if over {
+		d.blocks = make([][]Value, 0, len(d.spare)+1)
 	}
 	p.last = d
 	v, err := d.Value()

@@ -152,4 +152,23 @@ func TestParserMatchesParse(t *testing.T) {
 			t.Fatalf("value %d changed after later parses: %s, want %s", i, v.Compact(), want[i])
 		}
 	}
+	// ParseOver, alone and mixed with Parse, gives what Parse gives each
+	// document (it may overwrite what it returned before).
+	var over Parser
+	over.Options.MaxDepth = 3
+	big := `[` + strings.Repeat(`{"k":[1,"s",true,null,{"x":2.5}]},`, 400) + `0]`
+	docs = append(docs, big, `{"after":"big"}`, big)
+	for round := 0; round < 4; round++ {
+		for i, doc := range docs {
+			parse := over.ParseOver
+			if (i+round)%5 == 0 {
+				parse = over.Parse
+			}
+			got, err := parse([]byte(doc))
+			w, werr := Parse([]byte(doc), Options{MaxDepth: 3})
+			if fmt.Sprint(err) != fmt.Sprint(werr) || werr == nil && got.Compact() != w.Compact() {
+				t.Fatalf("round %d, %q: ParseOver gives %v (%v), Parse %v (%v)", round, doc, got, err, w, werr)
+			}
+		}
+	}
 }

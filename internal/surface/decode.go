@@ -258,16 +258,18 @@ func ParseTool(raw []byte) (Tool, error) {
 }
 
 // ToolParser is ParseTool for many items one after another, reusing its
-// buffers from one to the next (jsonv.Parser). It is not safe for
+// buffers from one to the next: the tree of the tool a Parse returns is
+// built over the previous one's (jsonv.Parser.ParseOver), so a caller
+// must be done with a tool before it parses the next. It is not safe for
 // concurrent use.
 type ToolParser struct {
 	p jsonv.Parser
 }
 
-// Parse is ParseTool.
+// Parse is ParseTool, over the tool the last call returned.
 func (tp *ToolParser) Parse(raw []byte) (Tool, error) {
 	tp.p.Options.MaxDepth = toolMaxDepth
-	v, err := tp.p.Parse(raw)
+	v, err := tp.p.ParseOver(raw)
 	if err != nil {
 		return Tool{}, err
 	}
