@@ -115,9 +115,6 @@ type Decoder struct {
 
 	slab      []Value
 	slabNext  int
-	// blocks, when not nil, gathers every block values are carved from,
-	// and spare holds blocks to carve from again (see Parser.ParseOver).
-	blocks, spare [][]Value
 	members   []Member
 	items     []*Value
 	sbuf      []byte
@@ -125,6 +122,10 @@ type Decoder struct {
 	keyHashes []uint64     // of the keys of the objects being read, see object
 	misses    int
 	trans     *transcoder // see Transcode
+
+	// blocks, when not nil, gathers every block values are carved from,
+	// and spare holds blocks to carve from again (see Parser.ParseOver).
+	blocks, spare [][]Value
 }
 
 // readChunk is the size of one read from an io.Reader.
