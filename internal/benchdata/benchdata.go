@@ -80,3 +80,40 @@ func Surface(n int, changed func(i int) bool) []byte {
 
 // EveryTenth is a changed set for Surface: tools 0, 10, 20 and so on.
 func EveryTenth(i int) bool { return i%10 == 0 }
+
+// PlainDecimal returns a random number literal written as a plain decimal
+// (-?digits.digits), for tests of the writers' plain-decimal shortcuts
+// around their limits: up to 17 significant digits before and after the
+// point, a third of them of the form 0.000ddd with up to maxZeros zeros
+// after the point, either sign, trailing zeros now and then.
+func PlainDecimal(r *rand.Rand, maxZeros int) string {
+	var b strings.Builder
+	if r.IntN(2) == 0 {
+		b.WriteByte('-')
+	}
+	if r.IntN(3) == 0 {
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", r.IntN(maxZeros+1)))
+		writeDigits(r, &b, 1+r.IntN(17))
+	} else {
+		writeDigits(r, &b, 1+r.IntN(17))
+		b.WriteByte('.')
+		writeDigits(r, &b, 1+r.IntN(17))
+	}
+	return b.String()
+}
+
+// writeDigits writes n random digits, the first not zero and the last
+// zero a third of the time.
+func writeDigits(r *rand.Rand, b *strings.Builder, n int) {
+	for i := range n {
+		d := byte('0' + r.IntN(10))
+		if i == 0 && d == '0' {
+			d = '1'
+		}
+		if i == n-1 && r.IntN(3) == 0 {
+			d = '0'
+		}
+		b.WriteByte(d)
+	}
+}

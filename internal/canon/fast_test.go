@@ -8,6 +8,7 @@ import (
 
 	"github.com/gowebpki/jcs"
 
+	"github.com/wardenlock/warden/internal/benchdata"
 	"github.com/wardenlock/warden/internal/jsonv"
 )
 
@@ -70,20 +71,7 @@ func TestPlainDecimalMatchesJCS(t *testing.T) {
 	}
 	taken := 0
 	for range n {
-		var b strings.Builder
-		if r.IntN(2) == 0 {
-			b.WriteByte('-')
-		}
-		if r.IntN(3) == 0 {
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", r.IntN(9)))
-			writeDigits(r, &b, 1+r.IntN(17))
-		} else {
-			writeDigits(r, &b, 1+r.IntN(17))
-			b.WriteByte('.')
-			writeDigits(r, &b, 1+r.IntN(17))
-		}
-		lit := b.String()
+		lit := benchdata.PlainDecimal(r, 8)
 		got, ok := appendPlainDecimal(nil, lit)
 		if !ok {
 			continue
@@ -95,21 +83,6 @@ func TestPlainDecimalMatchesJCS(t *testing.T) {
 	}
 	if taken < n/4 {
 		t.Errorf("the fast path took only %d of %d literals", taken, n)
-	}
-}
-
-// writeDigits writes n random digits, the first nonzero and the last
-// often zero (trailing zeros are what the fast path trims).
-func writeDigits(r *rand.Rand, b *strings.Builder, n int) {
-	for i := range n {
-		d := byte('0' + r.IntN(10))
-		if i == 0 && d == '0' {
-			d = '1'
-		}
-		if i == n-1 && r.IntN(3) == 0 {
-			d = '0'
-		}
-		b.WriteByte(d)
 	}
 }
 

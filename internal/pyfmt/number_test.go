@@ -3,8 +3,9 @@ package pyfmt
 import (
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/wardenlock/warden/internal/benchdata"
 )
 
 func TestPlainFloat(t *testing.T) {
@@ -43,20 +44,7 @@ func TestPlainFloatMatchesRepr(t *testing.T) {
 	}
 	taken := 0
 	for range n {
-		var b strings.Builder
-		if r.IntN(2) == 0 {
-			b.WriteByte('-')
-		}
-		if r.IntN(3) == 0 {
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", r.IntN(7)))
-			writeDigits(r, &b, 1+r.IntN(17))
-		} else {
-			writeDigits(r, &b, 1+r.IntN(17))
-			b.WriteByte('.')
-			writeDigits(r, &b, 1+r.IntN(17))
-		}
-		lit := b.String()
+		lit := benchdata.PlainDecimal(r, 6)
 		got, ok := appendPlainFloat(nil, lit)
 		if !ok {
 			continue
@@ -79,19 +67,4 @@ func floatRepr(t *testing.T, lit string) string {
 		t.Fatalf("ParseFloat(%q): %v", lit, err)
 	}
 	return FloatRepr(f)
-}
-
-// writeDigits writes n random digits, the first nonzero and the last
-// often zero (trailing zeros are what the fast path trims).
-func writeDigits(r *rand.Rand, b *strings.Builder, n int) {
-	for i := range n {
-		d := byte('0' + r.IntN(10))
-		if i == 0 && d == '0' {
-			d = '1'
-		}
-		if i == n-1 && r.IntN(3) == 0 {
-			d = '0'
-		}
-		b.WriteByte(d)
-	}
 }
