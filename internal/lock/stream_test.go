@@ -46,8 +46,8 @@ func streamLocks(t *testing.T) map[string]*Lock {
 	return locks
 }
 
-// genLock builds the lock of n generated tools (see genSurfaceJSON).
-func genLock(t testing.TB, n int) *Lock {
+// genSurface is the surface of n generated tools (see genSurfaceJSON).
+func genSurface(t testing.TB, n int) *surface.Surface {
 	t.Helper()
 	v, err := jsonv.Parse(genSurfaceJSON(n), jsonv.Options{})
 	if err != nil {
@@ -57,7 +57,13 @@ func genLock(t testing.TB, n int) *Lock {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := Build(s)
+	return s
+}
+
+// genLock builds the lock of n generated tools (see genSurfaceJSON).
+func genLock(t testing.TB, n int) *Lock {
+	t.Helper()
+	l, err := Build(genSurface(t, n))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,14 +190,7 @@ func TestReadAnyMemberOrder(t *testing.T) {
 
 // TestBuilderOrderIndependent: entries added in any order make the same lock.
 func TestBuilderOrderIndependent(t *testing.T) {
-	v, err := jsonv.Parse(genSurfaceJSON(30), jsonv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := surface.FromVector(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := genSurface(t, 30)
 	want, err := Build(s)
 	if err != nil {
 		t.Fatal(err)

@@ -191,14 +191,7 @@ func TestStreamWriterFailuresKeepOldLock(t *testing.T) {
 // AppendToolText of the entry BuildAnalyzedTool builds, and the entry it
 // returns is that entry when keep says so, else its name and digest only.
 func TestBuildToolText(t *testing.T) {
-	v, err := jsonv.Parse(genSurfaceJSON(30), jsonv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := surface.FromVector(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := genSurface(t, 30)
 	s.Tools = append(s.Tools, surface.Tool{Name: "no-schema"}, surface.Tool{Name: "out", OutputSchema: jsonv.NewObject(jsonv.M("properties", jsonv.NewObject(jsonv.M("r", jsonv.NewObject(jsonv.M("type", jsonv.NewString("number"))))))), InputSchema: jsonv.NewInt(5)})
 	b := NewBuilder()
 	for _, tool := range s.Tools {
