@@ -14,8 +14,10 @@ import "bytes"
 // counted (Options.MaxValues) nor their depth checked. The text ends at
 // the bracket that closes the container; an input that ends first is
 // refused. A value that is neither an object nor an array is refused
-// without being read.
-func (d *Decoder) RawContainer(dst []byte) ([]byte, error) {
+// without being read, and one longer than max bytes (when max > 0) as
+// soon as that is known: a reading window that must hold a whole entry
+// stays bounded.
+func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 	if err := d.begin(); err != nil {
 		return dst, err
 	}
@@ -70,6 +72,10 @@ func (d *Decoder) RawContainer(dst []byte) ([]byte, error) {
 			i++
 		}
 		d.pos = i
+		if max > 0 && d.pos-d.mark > max {
+			d.mark = -1
+			return dst, d.fail("a container longer than %d bytes", max)
+		}
 		if depth == 0 {
 			break
 		}

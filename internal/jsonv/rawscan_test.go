@@ -34,7 +34,7 @@ func rawItems(t *testing.T, data string, slow bool) {
 	}
 	var got [][]byte
 	err = d.Array(func(i int) error {
-		raw, err := d.RawContainer(nil)
+		raw, err := d.RawContainer(nil, 0)
 		got = append(got, raw)
 		return err
 	})
@@ -70,13 +70,35 @@ func TestRawContainer(t *testing.T) {
 	rawItems(t, "["+long+","+long+"]", false)
 }
 
+// TestRawContainerMax: a container longer than max is refused once the
+// reading window passes max, and one of max bytes or less is not.
+func TestRawContainerMax(t *testing.T) {
+	item := `{"s":"` + strings.Repeat("x", 200<<10) + `"}`
+	for _, tc := range []struct {
+		max int
+		ok  bool
+	}{{0, true}, {len(item), true}, {len(item) - 1, false}, {64 << 10, false}} {
+		d := NewDecoder(strings.NewReader("["+item+"]"), Options{})
+		err := d.Array(func(int) error {
+			raw, err := d.RawContainer(nil, tc.max)
+			if err == nil && string(raw) != item {
+				t.Errorf("max %d: cut out %d bytes", tc.max, len(raw))
+			}
+			return err
+		})
+		if (err == nil) != tc.ok {
+			t.Errorf("max %d: %v", tc.max, err)
+		}
+	}
+}
+
 // TestRawContainerRefuses: a scalar is refused unread, and an input that
 // ends inside a container or a string is refused.
 func TestRawContainerRefuses(t *testing.T) {
 	for _, data := range []string{`["a"]`, `[1]`, `[{"a":1}`, `[{"a":"1}]`, `[[[]]`, `[{"a":"\"}]`} {
 		d := NewDecoder(strings.NewReader(data), Options{})
 		err := d.Array(func(int) error {
-			_, err := d.RawContainer(nil)
+			_, err := d.RawContainer(nil, 0)
 			return err
 		})
 		if err == nil {
@@ -99,7 +121,7 @@ func FuzzRawContainer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := Parse(data, Options{})
 		d := NewDecoder(iotest.HalfReader(bytes.NewReader(data)), Options{})
-		raw, err := d.RawContainer(nil)
+		raw, err := d.RawContainer(nil, 0)
 		if err == nil {
 			err = d.Finish()
 		}

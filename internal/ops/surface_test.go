@@ -380,3 +380,25 @@ func TestCheckSurfaceLockRefusalFirst(t *testing.T) {
 		t.Fatalf("clean check: %v, %d drift items", err, len(res.Drift))
 	}
 }
+
+// TestReadSurfaceHugeTool: a tool too long to be cut out whole
+// (surface.MaxRawTool) makes the file be read the plain way, to the same
+// lock.
+func TestReadSurfaceHugeTool(t *testing.T) {
+	huge := `{"name": "huge", "description": "` + strings.Repeat("long words ", surface.MaxRawTool/10) + `"}`
+	path := writeSurface(t, surfaceText(40, map[int]string{20: huge}))
+	if _, err := readSurfaceOn(context.Background(), path, nil, 2, nil, true); !errors.Is(err, errRefused) {
+		t.Fatalf("cut out: %v, want errRefused", err)
+	}
+	got, err := readSurface(context.Background(), path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readSurfaceOn(context.Background(), path, nil, 1, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lock.Marshal(got.lock), lock.Marshal(want.lock)) {
+		t.Error("the lock differs from the plain read's")
+	}
+}

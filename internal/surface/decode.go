@@ -43,7 +43,8 @@ type Handler struct {
 	// cut out without being parsed, for the caller to parse with
 	// ParseTool, on any goroutine. Decode then checks neither the item
 	// nor its name for a repeat: the caller must, in file order, to
-	// refuse what Decode would.
+	// refuse what Decode would. An item longer than MaxRawTool is refused
+	// (a caller reads such a file the plain way).
 	RawTool func(raw []byte) error
 	// BeforeTools, when set, is called as the tools list begins with the
 	// launch identity as far as the document has given it by then. It is
@@ -231,7 +232,7 @@ func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) error) (refusal
 			refusal = fmt.Errorf("surface: %s[%d] is not an object", key, i)
 			return nil
 		}
-		buf, err = d.RawContainer(buf[:0])
+		buf, err = d.RawContainer(buf[:0], MaxRawTool)
 		if err != nil {
 			return err
 		}
@@ -242,6 +243,11 @@ func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) error) (refusal
 	})
 	return refusal, err
 }
+
+// MaxRawTool bounds the text of one tools item RawTool hands over: real
+// tools are kilobytes, and the window that holds an item whole while it
+// is cut out must not grow with a file of one enormous tool.
+const MaxRawTool = 4 << 20
 
 // toolMaxDepth is the nesting a tools item may have below itself: the
 // document's bound less the two levels above it (the document and its
