@@ -194,3 +194,28 @@ func TestParserMatchesParse(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParserOver: a Parser that parsed other documents, plainly and over
+// one another, parses any input as Parse does.
+func FuzzParserOver(f *testing.F) {
+	for _, s := range rawSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":1,"a":2}`))
+	warm := []string{`[` + strings.Repeat(`{"k":[1,"s",{"x":2.5}]},`, 200) + `0]`, `{"z":"` + strings.Repeat("y", 3000) + `"}`, `[1,`}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p Parser
+		for i, w := range warm {
+			if i%2 == 0 {
+				p.ParseOver([]byte(w))
+			} else {
+				p.Parse([]byte(w))
+			}
+		}
+		got, err := p.ParseOver(data)
+		want, werr := Parse(data, Options{})
+		if fmt.Sprint(err) != fmt.Sprint(werr) || werr == nil && got.Compact() != want.Compact() {
+			t.Fatalf("%q: ParseOver gives %v (%v), Parse %v (%v)", data, got, err, want, werr)
+		}
+	})
+}
