@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/canon"
@@ -596,30 +597,38 @@ func PromptBody(p Prompt) *jsonv.Value {
 func OverallDigest(l *Lock) (string, error) { return overallDigest(&canon.Hasher{}, l) }
 
 func overallDigest(h *canon.Hasher, l *Lock) (string, error) {
-	tools := make([]*jsonv.Value, len(l.Tools))
-	for i, t := range l.Tools {
-		tools[i] = jsonv.NewString(t.EntryDigest)
+	// The canonical text of {"schema_version", "server": {"command_digest"},
+	// "tools", "resources", "prompts"} (the lists of entry digests in the
+	// lock's order), written straight into the digest with its keys in
+	// canonical order; TestOverallDigestMatchesTree holds it to hashing
+	// the tree.
+	h.Begin()
+	h.WriteRaw(`{"prompts":[`)
+	for i := range l.Prompts {
+		writeListed(h, i, l.Prompts[i].EntryDigest)
 	}
-	res := make([]*jsonv.Value, len(l.Resources))
-	for i, r := range l.Resources {
-		res[i] = jsonv.NewString(r.EntryDigest)
+	h.WriteRaw(`],"resources":[`)
+	for i := range l.Resources {
+		writeListed(h, i, l.Resources[i].EntryDigest)
 	}
-	prompts := make([]*jsonv.Value, len(l.Prompts))
-	for i, p := range l.Prompts {
-		prompts[i] = jsonv.NewString(p.EntryDigest)
+	h.WriteRaw(`],"schema_version":`)
+	h.WriteRaw(strconv.Itoa(l.SchemaVersion))
+	h.WriteRaw(`,"server":{"command_digest":`)
+	h.WriteString(l.Server.CommandDigest)
+	h.WriteRaw(`},"tools":[`)
+	for i := range l.Tools {
+		writeListed(h, i, l.Tools[i].EntryDigest)
 	}
-	body := jsonv.NewObject(
-		jsonv.M("schema_version", jsonv.NewInt(int64(l.SchemaVersion))),
-		jsonv.M("server", jsonv.NewObject(jsonv.M("command_digest", jsonv.NewString(l.Server.CommandDigest)))),
-		jsonv.M("tools", jsonv.NewArray(tools...)),
-		jsonv.M("resources", jsonv.NewArray(res...)),
-		jsonv.M("prompts", jsonv.NewArray(prompts...)),
-	)
-	d, err := h.Hash(body)
-	if err != nil {
-		return "", fmt.Errorf("overall_digest: %w", err)
+	h.WriteRaw(`]}`)
+	return h.Sum(), nil
+}
+
+// writeListed writes the i-th string of a list.
+func writeListed(h *canon.Hasher, i int, s string) {
+	if i > 0 {
+		h.WriteRaw(",")
 	}
-	return d, nil
+	h.WriteString(s)
 }
 
 // verifyServer recomputes command_digest the way BuildServer derives it

@@ -41,7 +41,10 @@ func streamLocks(t *testing.T) map[string]*Lock {
 	}
 	locks["url"] = urlLock(t, "https://example.com/mcp")
 	gen := genLock(t, 40)
-	gen.Findings = []Finding{{RuleID: "R", Severity: "low", Target: "tools/x", Message: "m", Snippet: "s"}}
+	gen.Findings = []Finding{
+		{RuleID: "R", Severity: "low", Target: "tools/x", Message: "m", Snippet: "s"},
+		{RuleID: "R2", Severity: "high", Target: "tools/\"q\" é", Message: "line\nbreak \u2028 \\ tab\t", Snippet: "\x01\x7f 日本"},
+	}
 	locks["generated"] = gen
 	return locks
 }

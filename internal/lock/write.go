@@ -237,14 +237,30 @@ func (e *encoder) tail(l *Lock) {
 		e.b = pyfmt.AppendIndent(e.b, PromptValue(l.Prompts[i]), lockIndent, 2)
 	})
 	e.member(false, "findings", 1)
-	e.array(len(l.Findings), 2, func(i int) {
-		e.b = pyfmt.AppendIndent(e.b, FindingValue(l.Findings[i]), lockIndent, 2)
-	})
+	e.array(len(l.Findings), 2, func(i int) { e.finding(&l.Findings[i]) })
 	e.member(false, "overall_digest", 1)
 	e.b = jsonv.AppendQuoted(e.b, l.OverallDigest)
 	e.member(false, "pin", 1)
 	e.b = pyfmt.AppendIndent(e.b, PinValue(l.Pin), lockIndent, 1)
 	e.b = append(pyfmt.Newline(e.b, lockIndent, 0), '}', '\n')
+}
+
+// finding writes one finding as FindingValue renders it, at level 2,
+// without building its tree (a pin of many tools embeds thousands).
+func (e *encoder) finding(f *Finding) {
+	const level = 3 // the finding's members
+	e.b = append(e.b, '{')
+	e.member(true, "rule_id", level)
+	e.b = jsonv.AppendQuoted(e.b, f.RuleID)
+	e.member(false, "severity", level)
+	e.b = jsonv.AppendQuoted(e.b, f.Severity)
+	e.member(false, "target", level)
+	e.b = jsonv.AppendQuoted(e.b, f.Target)
+	e.member(false, "message", level)
+	e.b = jsonv.AppendQuoted(e.b, f.Message)
+	e.member(false, "snippet", level)
+	e.b = jsonv.AppendQuoted(e.b, f.Snippet)
+	e.b = append(pyfmt.Newline(e.b, lockIndent, level-1), '}')
 }
 
 // AppendToolText appends the text of one tool entry exactly as the lock
