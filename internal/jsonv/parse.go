@@ -846,26 +846,8 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Objects of up to wideObject members are checked by comparing
-		// hashes; a map only pays off for wider ones.
-		if n := len(d.members) - base; n >= wideObject {
-			if seen == nil {
-				seen = make(map[string]struct{}, 2*n)
-				for _, m := range d.members[base:] {
-					seen[m.Key] = struct{}{}
-				}
-			}
-			if _, dup := seen[key]; dup {
-				return nil, d.fail("duplicate object key %q", key)
-			}
-			seen[key] = struct{}{}
-		} else {
-			for j, kh := range d.keyHashes[hbase:] {
-				if kh == h && d.members[base+j].Key == key {
-					return nil, d.fail("duplicate object key %q", key)
-				}
-			}
-			d.keyHashes = append(d.keyHashes, h)
+		if d.repeatedKey(key, h, hbase, &seen, func(j int) string { return d.members[base+j].Key }) {
+			return nil, d.fail("duplicate object key %q", key)
 		}
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != ':' {
@@ -898,6 +880,34 @@ func (d *Decoder) object(depth int) (*Value, error) {
 			return nil, d.fail("expected ',' or '}' in object")
 		}
 	}
+}
+
+// repeatedKey reports whether key, whose hash is h, repeats an earlier
+// key of the object being read, and otherwise records it. The object's
+// key hashes are d.keyHashes from hbase on, keyAt(j) is its j-th key, and
+// seen is its map once it is wide: up to wideObject keys are checked by
+// comparing hashes, and a map only pays off for wider objects.
+func (d *Decoder) repeatedKey(key string, h uint64, hbase int, seen *map[string]struct{}, keyAt func(j int) string) bool {
+	if n := len(d.keyHashes) - hbase; n >= wideObject {
+		if *seen == nil {
+			*seen = make(map[string]struct{}, 2*n)
+			for j := range n {
+				(*seen)[keyAt(j)] = struct{}{}
+			}
+		}
+		if _, dup := (*seen)[key]; dup {
+			return true
+		}
+		(*seen)[key] = struct{}{}
+		return false
+	}
+	for j, kh := range d.keyHashes[hbase:] {
+		if kh == h && keyAt(j) == key {
+			return true
+		}
+	}
+	d.keyHashes = append(d.keyHashes, h)
+	return false
 }
 
 // wideObject is the number of members past which an object's keys are

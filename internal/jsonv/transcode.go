@@ -255,24 +255,8 @@ func (t *transcoder) object(depth int) error {
 		if err != nil {
 			return err
 		}
-		if n := len(t.spans) - base; n >= wideObject {
-			if seen == nil {
-				seen = make(map[string]struct{}, 2*n)
-				for _, m := range t.spans[base:] {
-					seen[m.key] = struct{}{}
-				}
-			}
-			if _, dup := seen[key]; dup {
-				return d.fail("duplicate object key %q", key)
-			}
-			seen[key] = struct{}{}
-		} else {
-			for j, kh := range d.keyHashes[hbase:] {
-				if kh == h && t.spans[base+j].key == key {
-					return d.fail("duplicate object key %q", key)
-				}
-			}
-			d.keyHashes = append(d.keyHashes, h)
+		if d.repeatedKey(key, h, hbase, &seen, func(j int) string { return t.spans[base+j].key }) {
+			return d.fail("duplicate object key %q", key)
 		}
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != ':' {
