@@ -180,6 +180,12 @@ func (e *encoder) member(first bool, key string, level int) {
 	e.b = append(e.b, ": "...)
 }
 
+// stringMember writes a member whose value is the string value.
+func (e *encoder) stringMember(first bool, key, value string, level int) {
+	e.member(first, key, level)
+	e.b = jsonv.AppendQuoted(e.b, value)
+}
+
 // array writes an array of n items whose items sit at level, item(i)
 // writing each.
 func (e *encoder) array(n, level int, item func(i int)) {
@@ -218,8 +224,7 @@ func (e *encoder) head(l *Lock) {
 	e.b = append(e.b, '{')
 	e.member(true, "schema_version", 1)
 	e.b = strconv.AppendInt(e.b, int64(l.SchemaVersion), 10)
-	e.member(false, "warden_version", 1)
-	e.b = jsonv.AppendQuoted(e.b, l.WardenVersion)
+	e.stringMember(false, "warden_version", l.WardenVersion, 1)
 	e.member(false, "server", 1)
 	e.b = pyfmt.AppendIndent(e.b, ServerValue(l.Server), lockIndent, 1)
 	e.member(false, "tools", 1)
@@ -238,8 +243,7 @@ func (e *encoder) tail(l *Lock) {
 	})
 	e.member(false, "findings", 1)
 	e.array(len(l.Findings), 2, func(i int) { e.finding(&l.Findings[i]) })
-	e.member(false, "overall_digest", 1)
-	e.b = jsonv.AppendQuoted(e.b, l.OverallDigest)
+	e.stringMember(false, "overall_digest", l.OverallDigest, 1)
 	e.member(false, "pin", 1)
 	e.b = pyfmt.AppendIndent(e.b, PinValue(l.Pin), lockIndent, 1)
 	e.b = append(pyfmt.Newline(e.b, lockIndent, 0), '}', '\n')
@@ -250,16 +254,11 @@ func (e *encoder) tail(l *Lock) {
 func (e *encoder) finding(f *Finding) {
 	const level = 3 // the finding's members
 	e.b = append(e.b, '{')
-	e.member(true, "rule_id", level)
-	e.b = jsonv.AppendQuoted(e.b, f.RuleID)
-	e.member(false, "severity", level)
-	e.b = jsonv.AppendQuoted(e.b, f.Severity)
-	e.member(false, "target", level)
-	e.b = jsonv.AppendQuoted(e.b, f.Target)
-	e.member(false, "message", level)
-	e.b = jsonv.AppendQuoted(e.b, f.Message)
-	e.member(false, "snippet", level)
-	e.b = jsonv.AppendQuoted(e.b, f.Snippet)
+	e.stringMember(true, "rule_id", f.RuleID, level)
+	e.stringMember(false, "severity", f.Severity, level)
+	e.stringMember(false, "target", f.Target, level)
+	e.stringMember(false, "message", f.Message, level)
+	e.stringMember(false, "snippet", f.Snippet, level)
 	e.b = append(pyfmt.Newline(e.b, lockIndent, level-1), '}')
 }
 
@@ -284,12 +283,9 @@ func (e *encoder) tool(t *Tool) {
 func (e *encoder) toolWith(t *Tool, skel, out func(level int)) {
 	const level = 3 // the entry's members
 	e.b = append(e.b, '{')
-	e.member(true, "name", level)
-	e.b = jsonv.AppendQuoted(e.b, t.Name)
-	e.member(false, "description_hash", level)
-	e.b = jsonv.AppendQuoted(e.b, t.DescriptionHash)
-	e.member(false, "input_schema_hash", level)
-	e.b = jsonv.AppendQuoted(e.b, t.InputSchemaHash)
+	e.stringMember(true, "name", t.Name, level)
+	e.stringMember(false, "description_hash", t.DescriptionHash, level)
+	e.stringMember(false, "input_schema_hash", t.InputSchemaHash, level)
 	e.member(false, "capabilities", level)
 	e.array(len(t.Capabilities), level+1, func(i int) { e.b = jsonv.AppendQuoted(e.b, t.Capabilities[i]) })
 	if t.Inspection != nil {
@@ -299,15 +295,12 @@ func (e *encoder) toolWith(t *Tool, skel, out func(level int)) {
 	e.member(false, "schema_skeleton", level)
 	skel(level)
 	if t.HasV4 {
-		e.member(false, "annotations_hash", level)
-		e.b = jsonv.AppendQuoted(e.b, t.AnnotationsHash)
-		e.member(false, "output_schema_hash", level)
-		e.b = jsonv.AppendQuoted(e.b, t.OutputSchemaHash)
+		e.stringMember(false, "annotations_hash", t.AnnotationsHash, level)
+		e.stringMember(false, "output_schema_hash", t.OutputSchemaHash, level)
 		e.member(false, "output_schema_skeleton", level)
 		out(level)
 	}
-	e.member(false, "entry_digest", level)
-	e.b = jsonv.AppendQuoted(e.b, t.EntryDigest)
+	e.stringMember(false, "entry_digest", t.EntryDigest, level)
 	e.b = append(pyfmt.Newline(e.b, lockIndent, level-1), '}')
 }
 
