@@ -263,7 +263,7 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 		}
 		e.buf = append(e.buf, s...)
 	case jsonv.String:
-		e.buf = jsonv.AppendQuoted(e.buf, v.Text)
+		e.buf = v.AppendQuotedText(e.buf)
 		e.flush()
 	case jsonv.Array:
 		e.buf = append(e.buf, '[')

@@ -126,6 +126,10 @@ type Decoder struct {
 	// blocks, when not nil, gathers every block values are carved from,
 	// and spare holds blocks to carve from again (see Parser.ParseOver).
 	blocks, spare [][]Value
+	// memberBlocks and itemBlocks, when not nil, carve the members of
+	// objects and the items of arrays (see Parser.ParseOver).
+	memberBlocks *carver[Member]
+	itemBlocks   *carver[*Value]
 }
 
 // readChunk is the size of one read from an io.Reader.
@@ -670,12 +674,12 @@ func (d *Decoder) value(depth int) (*Value, error) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		s, err := d.str()
+		s, plain, err := d.plainStr()
 		if err != nil {
 			return nil, err
 		}
 		v := d.alloc()
-		v.Kind, v.Text = String, s
+		v.Kind, v.Text, v.plain = String, s, plain
 		return v, nil
 	case c == '-' || isDigit(c):
 		return d.number()
@@ -814,8 +818,12 @@ func (d *Decoder) array(depth int) (*Value, error) {
 			d.skipSeparator()
 		case ']':
 			d.pos++
-			v.Items = make([]*Value, len(d.items)-base)
-			copy(v.Items, d.items[base:])
+			if d.itemBlocks != nil {
+				v.Items = d.itemBlocks.carve(d.items[base:])
+			} else {
+				v.Items = make([]*Value, len(d.items)-base)
+				copy(v.Items, d.items[base:])
+			}
 			clear(d.items[base:])
 			d.items = d.items[:base]
 			return v, nil
@@ -870,8 +878,12 @@ func (d *Decoder) object(depth int) (*Value, error) {
 			d.skipSeparator()
 		case '}':
 			d.pos++
-			v.Members = make([]Member, len(d.members)-base)
-			copy(v.Members, d.members[base:])
+			if d.memberBlocks != nil {
+				v.Members = d.memberBlocks.carve(d.members[base:])
+			} else {
+				v.Members = make([]Member, len(d.members)-base)
+				copy(v.Members, d.members[base:])
+			}
 			clear(d.members[base:])
 			d.members = d.members[:base]
 			d.keyHashes = d.keyHashes[:hbase]
@@ -939,8 +951,16 @@ func (d *Decoder) key() (s string, h uint64, plain bool, err error) {
 
 // str parses a string literal at pos (which holds the opening quote).
 func (d *Decoder) str() (string, error) {
+	s, _, err := d.plainStr()
+	return s, err
+}
+
+// plainStr is str also reporting whether the literal held no escape, so
+// that the string has nothing AppendQuoted escapes: a literal without a
+// backslash holds no quote, backslash or control character.
+func (d *Decoder) plainStr() (string, bool, error) {
 	if w, n, ok := d.shortString(); ok {
-		return d.internShort(w, n, internHash(w, 0, n)), nil
+		return d.internShort(w, n, internHash(w, 0, n)), true, nil
 	}
 	return d.longString()
 }
@@ -969,18 +989,19 @@ func (d *Decoder) shortString() (w uint64, n int, ok bool) {
 	return w, n, true
 }
 
-// longString is str for any string literal.
-func (d *Decoder) longString() (string, error) {
+// longString is plainStr for any string literal.
+func (d *Decoder) longString() (string, bool, error) {
 	raw, ok, err := d.plainString()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !ok {
-		return d.escapedString()
+		s, err := d.escapedString()
+		return s, false, err
 	}
 	s := d.intern(raw)
 	d.mark = -1
-	return s, nil
+	return s, true, nil
 }
 
 // maxShared is the longest string intern shares.

@@ -73,3 +73,52 @@ func FuzzAppendQuoted(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkQuoted(t, s) })
 }
+
+// checkQuotedText requires that every string in the document lit, once
+// decoded, is written by AppendQuotedText as AppendQuoted writes its text.
+func checkQuotedText(t *testing.T, lit []byte) {
+	t.Helper()
+	v, err := Parse(lit, Options{})
+	if err != nil {
+		return
+	}
+	var walk func(v *Value)
+	walk = func(v *Value) {
+		switch v.Kind {
+		case String:
+			if got, want := string(v.AppendQuotedText(nil)), string(AppendQuoted(nil, v.Text)); got != want {
+				t.Fatalf("%q: AppendQuotedText gives %q, AppendQuoted %q", lit, got, want)
+			}
+		case Array:
+			for _, it := range v.Items {
+				walk(it)
+			}
+		case Object:
+			for _, m := range v.Members {
+				walk(m.Value)
+			}
+		}
+	}
+	walk(v)
+}
+
+func TestAppendQuotedText(t *testing.T) {
+	for _, lit := range []string{
+		`""`, `"plain"`, `"ünïcödé 日本語"`, `"a\"b"`, `"back\\slash"`, `"tab\tnl\n"`,
+		`"\u0001"`, `"\u00e9 escaped but plain"`, `"\ud83d\ude00"`, `"\ud800"`,
+		`["short", "a longer string of plain text, well past a word", {"k": "v\\"}]`,
+	} {
+		checkQuotedText(t, []byte(lit))
+	}
+	// A string built rather than decoded is scanned as AppendQuoted does.
+	if got := string(NewString("a\"b\n").AppendQuotedText(nil)); got != `"a\"b\n"` {
+		t.Fatalf("built string: %s", got)
+	}
+}
+
+func FuzzAppendQuotedText(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b"`, `["x","\u0000",{"k":"\\"}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkQuotedText)
+}

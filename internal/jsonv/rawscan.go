@@ -100,6 +100,9 @@ func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 type Parser struct {
 	Options Options
 	last    *Decoder
+	// members and items carve the slices of ParseOver's documents.
+	members carver[Member]
+	items   carver[*Value]
 }
 
 // Parse parses one document as Parse does.
@@ -126,6 +129,9 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 	}
 	if over {
 		d.blocks = make([][]Value, 0, len(d.spare)+1)
+		p.members.recycle()
+		p.items.recycle()
+		d.memberBlocks, d.itemBlocks = &p.members, &p.items
 	}
 	p.last = d
 	v, err := d.Value()

@@ -179,7 +179,14 @@ func TestParserMatchesParse(t *testing.T) {
 	var over Parser
 	over.Options.MaxDepth = 3
 	big := `[` + strings.Repeat(`{"k":[1,"s",true,null,{"x":2.5}]},`, 400) + `0]`
-	docs = append(docs, big, `{"after":"big"}`, big)
+	// Objects and arrays longer than a carved block get blocks of their
+	// own, and many short ones fill several.
+	wide := `{`
+	for i := 0; i < 3*carveBlock; i++ {
+		wide += fmt.Sprintf(`"k%d":[%d],`, i, i)
+	}
+	wide += `"end":[` + strings.Repeat(`"i",`, 3*carveBlock) + `0]}`
+	docs = append(docs, big, `{"after":"big"}`, big, wide, big, wide)
 	for round := 0; round < 4; round++ {
 		for i, doc := range docs {
 			parse := over.ParseOver
@@ -218,4 +225,23 @@ func FuzzParserOver(f *testing.F) {
 			t.Fatalf("%q: ParseOver gives %v (%v), Parse %v (%v)", data, got, err, want, werr)
 		}
 	})
+}
+
+// TestParserOverKeepsFewBlocks: documents parsed over one another, small
+// and large in turn, leave the Parser no more carved blocks than the
+// largest of them needed.
+func TestParserOverKeepsFewBlocks(t *testing.T) {
+	var p Parser
+	long := `[` + strings.Repeat(`0,`, 2*carveBlock) + `0]`
+	short := `[` + strings.Repeat(`[0,0],`, carveBlock) + `0]`
+	for i := 0; i < 50; i++ {
+		for _, doc := range []string{short, long} {
+			if _, err := p.ParseOver([]byte(doc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := len(p.items.spare) + len(p.items.blocks); n > 4 {
+		t.Fatalf("%d item blocks kept after 100 documents", n)
+	}
 }

@@ -64,6 +64,9 @@ type Value struct {
 	Items []*Value
 	// Members are the members of an Object in document order.
 	Members []Member
+	// plain is set by the decoder on a String whose literal held no
+	// escape: Text then needs none (see AppendQuotedText).
+	plain bool
 }
 
 // Member is one object member.
@@ -224,7 +227,7 @@ func (v *Value) AppendCompact(dst []byte) []byte {
 	case Int, Float:
 		return append(dst, v.Text...)
 	case String:
-		return AppendQuoted(dst, v.Text)
+		return v.AppendQuotedText(dst)
 	case Array:
 		dst = append(dst, '[')
 		for i, it := range v.Items {
@@ -294,6 +297,19 @@ func AppendQuoted(dst []byte, s string) []byte {
 		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendQuotedText appends v's Text as AppendQuoted does. The text of a
+// string decoded from a literal without escapes is copied without looking
+// for anything to escape, as there is nothing: a long description is then
+// one copy.
+func (v *Value) AppendQuotedText(dst []byte) []byte {
+	if !v.plain {
+		return AppendQuoted(dst, v.Text)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, v.Text...)
 	return append(dst, '"')
 }
 

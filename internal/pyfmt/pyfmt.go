@@ -296,7 +296,7 @@ func appendDumps(b []byte, v *jsonv.Value, sortKeys bool) []byte {
 	case jsonv.Int, jsonv.Float:
 		return appendNumber(b, v.Kind, v.Text)
 	case jsonv.String:
-		return jsonv.AppendQuoted(b, v.Text)
+		return v.AppendQuotedText(b)
 	case jsonv.Array:
 		b = append(b, '[')
 		for i, it := range v.Items {
