@@ -174,3 +174,53 @@ func TestWriteRefusesUnreadableLock(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 }
+
+// TestHoldReplaced: only a large regular file is held open across the
+// rename that replaces it (so it is freed off the caller's path); a FIFO
+// is not opened (which would block), and a commit over a held lock leaves
+// the new lock alone in the directory.
+func TestHoldReplaced(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.lock")
+	if err := os.WriteFile(big, make([]byte, holdReplacedSize), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.lock")
+	if err := os.WriteFile(small, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.lock")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		held bool
+	}{{big, true}, {small, false}, {fifo, false}, {filepath.Join(dir, "absent.lock"), false}} {
+		f := holdReplaced(tc.path)
+		if (f != nil) != tc.held {
+			t.Errorf("%s: held %v, want %v", filepath.Base(tc.path), f != nil, tc.held)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	os.Remove(small)
+	os.Remove(fifo)
+	tmp, err := createTemp(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmp.WriteString("new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := commitTemp(tmp, big); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(big); err != nil || string(b) != "new" {
+		t.Fatalf("after the commit the lock holds %q (%v)", b, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("the directory holds %d files, want the lock alone", len(ents))
+	}
+}

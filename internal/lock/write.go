@@ -438,11 +438,40 @@ func commitTemp(tmp *os.File, path string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	replaced := holdReplaced(path)
 	if err := os.Rename(tmp.Name(), path); err != nil {
+		if replaced != nil {
+			replaced.Close()
+		}
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if replaced != nil {
+		// The last close frees the old lock, off the caller's path.
+		go replaced.Close()
 	}
 	return nil
 }
+
+// holdReplaced opens the large regular file at path, if there is one, so
+// that the rename over it does not free it: freeing a lock of a hundred
+// megabytes (its cached pages and its blocks) takes the kernel tens of
+// milliseconds, which the caller need not wait for. Any failure is
+// ignored: the rename then frees it as usual.
+func holdReplaced(path string) *os.File {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < holdReplacedSize {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// holdReplacedSize is the size from which a replaced lock is freed in
+// the background: a small one is freed at once.
+const holdReplacedSize = 4 << 20
 
 // discardTemp closes and removes a temporary file that will not become
 // the lock (closing twice is harmless).
