@@ -22,8 +22,17 @@ import (
 // string held that character and cannot be spoofed by a literal "\n".
 // Printable text, non-ASCII letters included, is left as is.
 func TerminalSafe(s string) string {
+	// Printable ASCII other than the backslash is the common case, and
+	// safe as it stands.
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\' {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
 	clean := true
-	for _, r := range s {
+	for _, r := range s[i:] {
 		if r == '\\' || r == utf8.RuneError || !unicode.IsPrint(r) {
 			clean = false
 			break
@@ -78,7 +87,7 @@ func WriteCheckText(w io.Writer, lockPath string, items []drift.Item) error {
 // digest, the entry counts, the approver when the pin was approved, and the
 // static findings as a table (or "no static findings").
 func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Finding) error {
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "pinned -> %s\n", TerminalSafe(lockPath))
 	if l != nil {
 		fmt.Fprintf(bw, "  overall_digest: %s\n", TerminalSafe(l.OverallDigest))
@@ -91,8 +100,10 @@ func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Fi
 		bw.WriteString("  no static findings\n")
 	} else {
 		rows := make([][]string, 0, len(findings))
+		cells := make([]string, 0, 4*len(findings))
 		for _, f := range findings {
-			rows = append(rows, []string{f.Severity, f.RuleID, f.Target, f.Snippet})
+			cells = append(cells, f.Severity, f.RuleID, f.Target, f.Snippet)
+			rows = append(rows, cells[len(cells)-4:])
 		}
 		writeTable(bw, []string{"SEVERITY", "RULE", "TARGET", "SNIPPET"}, rows)
 	}
@@ -112,12 +123,16 @@ const maxColumnWidth = 48
 func writeTable(w *bufio.Writer, header []string, rows [][]string) {
 	safe := make([][]string, 0, len(rows)+1)
 	safe = append(safe, header)
+	n := 0
 	for _, r := range rows {
-		c := make([]string, len(r))
-		for i, cell := range r {
-			c[i] = Message(cell)
+		n += len(r)
+	}
+	cells := make([]string, 0, n)
+	for _, r := range rows {
+		for _, cell := range r {
+			cells = append(cells, Message(cell))
 		}
-		safe = append(safe, c)
+		safe = append(safe, cells[len(cells)-len(r):])
 	}
 	widths := make([]int, len(header))
 	for _, r := range safe {
@@ -134,9 +149,18 @@ func writeTable(w *bufio.Writer, header []string, rows [][]string) {
 			if i == len(r)-1 {
 				break
 			}
-			pad := widths[i] - utf8.RuneCountInString(cell)
-			w.WriteString(strings.Repeat(" ", max(pad, 0)+2))
+			writeSpaces(w, max(widths[i]-utf8.RuneCountInString(cell), 0)+2)
 		}
 		w.WriteByte('\n')
+	}
+}
+
+// writeSpaces writes n spaces.
+func writeSpaces(w *bufio.Writer, n int) {
+	const spaces = "                                                                "
+	for n > 0 {
+		k := min(n, len(spaces))
+		w.WriteString(spaces[:k])
+		n -= k
 	}
 }
