@@ -218,9 +218,9 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 	}
 	if raw {
 		tools.names = map[string]struct{}{}
-		h.RawTool = func(text []byte) error {
+		h.RawTool = func(text []byte) ([]byte, error) {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
 			return tools.addRaw(text)
 		}
@@ -296,9 +296,11 @@ type toolPool struct {
 	firstErr error
 	writeErr error
 	// names are the names collected so far, when the pool checks them.
-	names  map[string]struct{}
-	texts  sync.Pool
-	raws   sync.Pool          // tools' texts to parse
+	names map[string]struct{}
+	texts sync.Pool
+	// raws holds the buffers of tools' texts already parsed, for the
+	// reader to cut more into.
+	raws   chan []byte
 	parser surface.ToolParser // with n == 1
 }
 
@@ -306,7 +308,7 @@ type toolJob struct {
 	seq int
 	t   surface.Tool
 	// raw, when not nil, is the tool's text, to be parsed into t.
-	raw *[]byte
+	raw []byte
 }
 
 // toolDone is a built tool (or its failure) and its rendered lock text.
@@ -324,11 +326,12 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 	p := &toolPool{b: b, sc: sc, sink: sink, pending: map[int]toolDone{}}
 	p.failedAt.Store(math.MaxInt64)
 	p.texts.New = func() any { return new([]byte) }
-	p.raws.New = func() any { return new([]byte) }
 	if n <= 1 {
 		return p
 	}
 	p.jobs = make(chan toolJob, 8*n)
+	// As many as can be in flight: queued, being parsed, being cut.
+	p.raws = make(chan []byte, 9*n+1)
 	p.done = make(chan toolDone, 8*n)
 	p.collected = make(chan struct{})
 	for i := 0; i < n; i++ {
@@ -357,12 +360,22 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 // add builds t, or queues it for a worker.
 func (p *toolPool) add(t surface.Tool) error { return p.queue(toolJob{t: t}) }
 
-// addRaw parses and builds the tool whose text is raw (which it copies),
-// or queues it for a worker.
-func (p *toolPool) addRaw(raw []byte) error {
-	buf := p.raws.Get().(*[]byte)
-	*buf = append((*buf)[:0], raw...)
-	return p.queue(toolJob{raw: buf})
+// addRaw parses and builds the tool whose text is raw (which it keeps),
+// or queues it for a worker, and returns a buffer to cut the next tool
+// into: one a worker is done with, when there is one.
+func (p *toolPool) addRaw(raw []byte) ([]byte, error) {
+	if err := p.queue(toolJob{raw: raw}); err != nil {
+		return nil, err
+	}
+	if p.raws == nil {
+		return raw, nil // built already, on this goroutine
+	}
+	select {
+	case buf := <-p.raws:
+		return buf, nil
+	default:
+		return nil, nil
+	}
 }
 
 // queue numbers j and builds it, or queues it for a worker.
@@ -390,8 +403,13 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 	d := toolDone{seq: j.seq}
 	var err error
 	if j.raw != nil {
-		j.t, err = tp.Parse(*j.raw)
-		p.raws.Put(j.raw)
+		j.t, err = tp.Parse(j.raw)
+		if p.raws != nil {
+			select {
+			case p.raws <- j.raw:
+			default:
+			}
+		}
 		if err != nil {
 			p.fail(j.seq)
 			d.err = err

@@ -39,13 +39,15 @@ type Handler struct {
 	Resource func(Resource) error
 	Prompt   func(Prompt) error
 	// RawTool, when set, takes the place of Tool: each tools item that is
-	// an object is handed over as its text (valid only during the call),
-	// cut out without being parsed, for the caller to parse with
-	// ParseTool, on any goroutine. Decode then checks neither the item
-	// nor its name for a repeat: the caller must, in file order, to
-	// refuse what Decode would. An item longer than MaxRawTool is refused
-	// (a caller reads such a file the plain way).
-	RawTool func(raw []byte) error
+	// an object is handed over as its text, cut out without being parsed,
+	// for the caller to parse with ParseTool, on any goroutine. The text
+	// is the caller's to keep: Decode cuts the next item into the buffer
+	// RawTool returns (its contents are dropped; nil makes a new one), so
+	// that an item is copied once, out of the reading window. Decode then
+	// checks neither the item nor its name for a repeat: the caller must,
+	// in file order, to refuse what Decode would. An item longer than
+	// MaxRawTool is refused (a caller reads such a file the plain way).
+	RawTool func(raw []byte) (next []byte, err error)
 	// BeforeTools, when set, is called as the tools list begins with the
 	// launch identity as far as the document has given it by then. It is
 	// provisional (members after the list may still change it, and Decode
@@ -219,7 +221,7 @@ func decodeItems(d *jsonv.Decoder, key string, add func(i int, v *jsonv.Value) e
 
 // rawItems is decodeItems handing each item's text to add, cut out by
 // RawContainer, after the same check that it is an object.
-func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) error) (refusal, err error) {
+func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) ([]byte, error)) (refusal, err error) {
 	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
 		return decodeItems(d, key, nil) // null, or refused: nothing to cut
 	}
@@ -236,9 +238,11 @@ func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) error) (refusal
 		if err != nil {
 			return err
 		}
-		if err := add(buf); err != nil {
+		next, err := add(buf)
+		if err != nil {
 			refusal = fmt.Errorf("surface: %s[%d]: %w", key, i, err)
 		}
+		buf = next
 		return nil
 	})
 	return refusal, err

@@ -188,24 +188,39 @@ func TestRawToolMatchesTool(t *testing.T) {
 		}})
 		var got, reused []string
 		var tp ToolParser
-		gotHdr, gotErr := Decode(jsonv.NewDecoder(strings.NewReader(doc), jsonv.Options{}), Handler{RawTool: func(raw []byte) error {
+		gotHdr, gotErr := Decode(jsonv.NewDecoder(strings.NewReader(doc), jsonv.Options{}), Handler{RawTool: func(raw []byte) ([]byte, error) {
 			tool, err := ParseTool(raw)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			got = append(got, describeTool(tool))
 			again, err := tp.Parse(raw)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			reused = append(reused, describeTool(again))
-			return nil
+			// Handing the same buffer back has the next item cut over
+			// this one's text.
+			return raw, nil
 		}})
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || fmt.Sprint(gotHdr) != fmt.Sprint(wantHdr) {
 			t.Errorf("%s: RawTool gives %v %v, Tool %v %v", doc, gotHdr, gotErr, wantHdr, wantErr)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(reused) != fmt.Sprint(want) {
 			t.Errorf("%s: tools\n%v\n%v\nwant\n%v", doc, got, reused, want)
+		}
+		// Texts handed over are the caller's: kept ones stay whole while
+		// later items are cut into new buffers.
+		var kept [][]byte
+		Decode(jsonv.NewDecoder(strings.NewReader(doc), jsonv.Options{}), Handler{RawTool: func(raw []byte) ([]byte, error) {
+			kept = append(kept, raw)
+			return nil, nil
+		}})
+		for i, raw := range kept {
+			tool, err := ParseTool(raw)
+			if err != nil || i >= len(want) || describeTool(tool) != want[i] {
+				t.Errorf("%s: kept text %d reads %q (%v)", doc, i, raw, err)
+			}
 		}
 	}
 }
