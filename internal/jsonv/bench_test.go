@@ -69,3 +69,75 @@ func BenchmarkAppendCompact(b *testing.B) {
 		}
 	}
 }
+
+// surfaceTools cuts every tool of a generated surface of n tools with
+// RawContainer, as `warden pin --surface` hands them to its workers.
+func surfaceTools(tb testing.TB, data []byte) [][]byte {
+	tb.Helper()
+	var tools [][]byte
+	d := jsonv.NewDecoder(bytes.NewReader(data), jsonv.Options{})
+	err := d.Object(func(key string) error {
+		if key != "tools" {
+			return d.Skip()
+		}
+		return d.Array(func(int) error {
+			raw, err := d.RawContainer(nil, 0)
+			tools = append(tools, raw)
+			return err
+		})
+	})
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tools
+}
+
+// BenchmarkRawContainerSurface cuts every tool of a generated surface of
+// 1,000 tools out of a streaming Decoder, the serial reader stage of
+// `warden pin --surface`.
+func BenchmarkRawContainerSurface(b *testing.B) {
+	data := benchdata.Surface(1000, nil)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var buf []byte
+	for b.Loop() {
+		d := jsonv.NewDecoder(bytes.NewReader(data), jsonv.Options{})
+		err := d.Object(func(key string) error {
+			if key != "tools" {
+				return d.Skip()
+			}
+			return d.Array(func(int) error {
+				var err error
+				buf, err = d.RawContainer(buf[:0], 4<<20)
+				return err
+			})
+		})
+		if err == nil {
+			err = d.Finish()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseOverTools parses the cut-out tools of that surface with
+// one Parser's ParseOver, each over the last, as a pin worker does.
+func BenchmarkParseOverTools(b *testing.B) {
+	data := benchdata.Surface(1000, nil)
+	tools := surfaceTools(b, data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var p jsonv.Parser
+	p.Options.MaxDepth = jsonv.HardMaxDepth - 2
+	for b.Loop() {
+		for _, t := range tools {
+			if _, err := p.ParseOver(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -93,13 +93,15 @@ func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 // Parser parses documents one after another under Parse's rules, such as
 // the entries RawContainer cuts out of a large document, keeping from one
 // to the next what makes starting on a small document costly: the intern
-// table, the unused end of the block values are carved from, and the
-// scratch stacks. Values a Parser returned stay valid after its next
-// Parse: no block is handed out twice. A Parser is not safe for
+// table, the unused end of the block values are carved from, the scratch
+// stacks and the Decoder itself. Values a Parser returned stay valid after
+// its next Parse: no block is handed out twice. A Parser is not safe for
 // concurrent use; the zero Parser uses the zero Options.
 type Parser struct {
 	Options Options
-	last    *Decoder
+	// d is the Decoder of the last document, reset for the next one
+	// rather than allocated again.
+	d Decoder
 	// members and items carve the slices of ParseOver's documents.
 	members carver[Member]
 	items   carver[*Value]
@@ -116,28 +118,40 @@ func (p *Parser) Parse(data []byte) (*Value, error) { return p.parse(data, false
 func (p *Parser) ParseOver(data []byte) (*Value, error) { return p.parse(data, true) }
 
 func (p *Parser) parse(data []byte, over bool) (*Value, error) {
-	d := NewBytesDecoder(data, p.Options)
-	if l := p.last; l != nil {
-		d.shared, d.misses = l.shared, l.misses
-		d.slab, d.slabNext = l.slab, l.slabNext
-		d.members, d.items, d.sbuf, d.keyHashes = l.members[:0], l.items[:0], l.sbuf[:0], l.keyHashes[:0]
-		if over {
-			// Every block of earlier documents is carved again.
-			d.spare = append(l.spare, l.blocks...)
-			d.slab = nil
-		}
+	d := &p.d
+	// Everything but what carries over from the last document starts as
+	// NewBytesDecoder starts it.
+	l := *d
+	*d = Decoder{
+		buf: data, mark: -1, eof: true, baseLine: 1, baseCol: 1,
+		maxDepth: p.Options.MaxDepth, maxValues: p.Options.MaxValues,
+		shared: l.shared, misses: l.misses,
+		slab: l.slab, slabNext: max(l.slabNext, 8), // 8 as newDecoder starts
+		members: l.members[:0], items: l.items[:0], sbuf: l.sbuf[:0], keyHashes: l.keyHashes[:0],
+		path: l.path[:0],
+	}
+	if d.maxDepth <= 0 {
+		d.maxDepth = HardMaxDepth
 	}
 	if over {
-		d.blocks = make([][]Value, 0, len(d.spare)+1)
+		// Every block of earlier documents is carved again.
+		d.spare = append(l.spare, l.blocks...)
+		clear(l.blocks)
+		d.blocks = l.blocks[:0]
+		if d.blocks == nil {
+			d.blocks = make([][]Value, 0, len(d.spare)+1)
+		}
+		d.slab = nil
 		p.members.recycle()
 		p.items.recycle()
 		d.memberBlocks, d.itemBlocks = &p.members, &p.items
 	}
-	p.last = d
 	v, err := d.Value()
 	if err == nil {
 		err = d.Finish()
 	}
+	// The input is the caller's: not kept past the call.
+	d.buf = nil
 	if err != nil {
 		return nil, err
 	}

@@ -224,6 +224,15 @@ func FuzzParserOver(f *testing.F) {
 		if fmt.Sprint(err) != fmt.Sprint(werr) || werr == nil && got.Compact() != want.Compact() {
 			t.Fatalf("%q: ParseOver gives %v (%v), Parse %v (%v)", data, got, err, want, werr)
 		}
+		// Nothing of data's parse, refused or not, leaks into the next
+		// documents' (the Parser's Decoder is reset, not made anew).
+		for _, w := range append(warm[:2:2], string(data)) {
+			got, err := p.ParseOver([]byte(w))
+			want, werr := Parse([]byte(w), Options{})
+			if fmt.Sprint(err) != fmt.Sprint(werr) || werr == nil && got.Compact() != want.Compact() {
+				t.Fatalf("%q after %q: ParseOver gives %v (%v), Parse %v (%v)", w, data, got, err, want, werr)
+			}
+		}
 	})
 }
 
@@ -243,5 +252,42 @@ func TestParserOverKeepsFewBlocks(t *testing.T) {
 	}
 	if n := len(p.items.spare) + len(p.items.blocks); n > 4 {
 		t.Fatalf("%d item blocks kept after 100 documents", n)
+	}
+}
+
+// TestParserResets: the Decoder a Parser keeps from one document to the
+// next carries nothing of the last one but its buffers: a refusal, its
+// position, the value count and changed Options all start afresh.
+func TestParserResets(t *testing.T) {
+	docs := []struct {
+		doc  string
+		opts Options
+	}{
+		{"{\n\"a\":\n[1,2,3]}", Options{}},
+		{"[1,\n2,", Options{}},
+		{`{"a":[1,2,3]}`, Options{MaxValues: 4}},
+		{`{"a":[1,2,3]}`, Options{MaxValues: 5}},
+		{"\xef\xbb\xbf{}", Options{}},
+		{`[[[1]]]`, Options{MaxDepth: 2}},
+		{`[[[1]]]`, Options{}},
+		{"{\"x\":\n  \"\\q\"}", Options{}},
+		{`{"x":"ok"}`, Options{}},
+	}
+	for _, over := range []bool{false, true} {
+		var p Parser
+		for round := 0; round < 2; round++ {
+			for _, tc := range docs {
+				p.Options = tc.opts
+				parse := p.Parse
+				if over {
+					parse = p.ParseOver
+				}
+				got, err := parse([]byte(tc.doc))
+				want, werr := Parse([]byte(tc.doc), tc.opts)
+				if fmt.Sprint(err) != fmt.Sprint(werr) || werr == nil && got.Compact() != want.Compact() {
+					t.Fatalf("over %v, %q: Parser gives %v (%v), Parse %v (%v)", over, tc.doc, got, err, want, werr)
+				}
+			}
+		}
 	}
 }
