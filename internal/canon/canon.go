@@ -278,44 +278,45 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 		e.buf = append(e.buf, ']')
 	default:
 		e.buf = append(e.buf, '{')
-		// Most objects arrive with their members in order already, and are
-		// written as they stand. The others are written in the order of a
-		// list of their keys' indices, sorted on the order stack while
-		// their values are written; nested objects push above them. If the
-		// stack grows and moves, this level keeps reading its (unchanged)
-		// old segment. The list holds no pointers: sorting it moves no
-		// schema nodes and leaves nothing to clear for the collector.
+		// The members are written in the order of a list of their keys'
+		// indices and prefixes, made (and sorted, when the members are not
+		// in order already) on the order stack while their values are
+		// written; nested objects push above them. If the stack grows and
+		// moves, this level keeps reading its (unchanged) old segment. The
+		// list holds no pointers: sorting it moves no schema nodes and
+		// leaves nothing to clear for the collector.
 		members := v.Members
-		if i := firstUnsorted(members); i > 0 {
-			base := len(e.order)
-			e.order = appendKeyOrder(e.order, members)
-			ord := e.order[base:]
+		base := len(e.order)
+		var i int
+		e.order, i = appendKeyOrder(e.order, members)
+		ord := e.order[base:]
+		if i > 0 {
 			sortKeyOrder(ord, members, i)
-			for j, o := range ord {
-				if err := e.member(j, members[o.idx], depth); err != nil {
-					return err
-				}
-			}
-			e.order = e.order[:base]
-		} else {
-			for j, m := range members {
-				if err := e.member(j, m, depth); err != nil {
-					return err
-				}
+		}
+		for j, o := range ord {
+			if err := e.member(j, o, members[o.idx], depth); err != nil {
+				return err
 			}
 		}
+		e.order = e.order[:base]
 		e.buf = append(e.buf, '}')
 	}
 	return nil
 }
 
-// member writes the j-th member of an object at depth.
-func (e *encoder) member(j int, m jsonv.Member, depth int) error {
+// member writes the j-th member of an object at depth; o is its keyOrder.
+func (e *encoder) member(j int, o keyOrder, m jsonv.Member, depth int) error {
 	if j > 0 {
 		e.buf = append(e.buf, ',')
 	}
-	e.buf = jsonv.AppendQuoted(e.buf, m.Key)
-	e.buf = append(e.buf, ':')
+	if o.plain {
+		e.buf = append(e.buf, '"')
+		e.buf = append(e.buf, m.Key...)
+		e.buf = append(e.buf, '"', ':')
+	} else {
+		e.buf = jsonv.AppendQuoted(e.buf, m.Key)
+		e.buf = append(e.buf, ':')
+	}
 	return e.value(m.Value, depth+1)
 }
 
@@ -374,44 +375,81 @@ func compareKeys(a, b string) int {
 	return len(a) - len(b)
 }
 
-// firstUnsorted returns the index of the first member whose key sorts
-// before its predecessor's, or 0 when the members are in order.
-func firstUnsorted(ms []jsonv.Member) int {
-	for i := 1; i < len(ms); i++ {
-		if compareKeys(ms[i-1].Key, ms[i].Key) > 0 {
-			return i
-		}
-	}
-	return 0
-}
-
 // keyOrder is an object member's place in the sorted order of the keys:
 // idx is its index among the members, pfx the first eight bytes of its key
 // (big-endian, zero past the key's end) and ascii whether those are all
 // ASCII, in which case comparing pfx decides as compareKeys would unless
-// the two are equal.
+// the two are equal. plain reports that the key needs no escape, so its
+// text is written as it is; when it is false the key may still need none.
 type keyOrder struct {
 	pfx   uint64
 	idx   int
 	ascii bool
+	plain bool
 }
 
-// appendKeyOrder appends the keyOrder of each member, in member order.
-func appendKeyOrder(dst []keyOrder, ms []jsonv.Member) []keyOrder {
+const (
+	oneBytes  = 0x0101010101010101
+	highBits  = 0x8080808080808080
+	spaceFill = 0x2020202020202020
+)
+
+// hasSpecial reports whether any byte of w is '"', '\\' or below 0x20, the
+// bytes a JSON string must escape. A byte of x is zero exactly when x - 1
+// borrows into its top bit without the byte having had it, and a byte is
+// below 0x20 likewise when w - 0x20 does; a borrow only ever runs on from
+// a byte that is a true hit, so the answer is exact for any bytes.
+func hasSpecial(w uint64) bool {
+	q := w ^ (oneBytes * '"')
+	b := w ^ (oneBytes * '\\')
+	return ((q-oneBytes)|(b-oneBytes)|(w-oneBytes*0x20))&^w&highBits != 0
+}
+
+// load64 is the big-endian word of s[i:i+8].
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+		uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+}
+
+// appendKeyOrder appends the keyOrder of each member, in member order, and
+// returns the index of the first member whose key sorts before its
+// predecessor's, or 0 when the members are in order. Deciding that on the
+// prefixes, while they are at hand, spares a second pass over the keys.
+func appendKeyOrder(dst []keyOrder, ms []jsonv.Member) ([]keyOrder, int) {
+	first := 0
+	var prev keyOrder
 	for i, m := range ms {
 		k := m.Key
 		var p uint64
-		if len(k) >= 8 {
-			p = uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
-				uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
-		} else {
-			for j := 0; j < len(k); j++ {
+		var plain bool
+		switch n := len(k); {
+		case n >= 8:
+			p = load64(k, 0)
+			// Two overlapping words cover a key of up to 16 bytes; a
+			// longer one is left to AppendQuoted.
+			plain = n <= 16 && !hasSpecial(p) && !hasSpecial(load64(k, n-8))
+		default:
+			for j := 0; j < n; j++ {
 				p |= uint64(k[j]) << (56 - 8*j)
 			}
+			// Spaces, which need no escape, stand for the bytes past the end.
+			plain = !hasSpecial(p | spaceFill>>(8*n))
 		}
-		dst = append(dst, keyOrder{pfx: p, idx: i, ascii: p&0x8080808080808080 == 0})
+		o := keyOrder{pfx: p, idx: i, ascii: p&highBits == 0, plain: plain}
+		if i > 0 && first == 0 {
+			if prev.ascii && o.ascii && prev.pfx != p {
+				if prev.pfx > p {
+					first = i
+				}
+			} else if compareKeys(ms[i-1].Key, k) > 0 {
+				first = i
+			}
+		}
+		dst = append(dst, o)
+		prev = o
 	}
-	return dst
+	return dst, first
 }
 
 // compareKeyOrder orders members by their keys' UTF-16 code units
@@ -436,18 +474,26 @@ func compareKeyOrder(ms []jsonv.Member, a, b keyOrder) int {
 // sortKeyOrder sorts the keyOrder list of ms (see compareKeyOrder); the
 // first i entries are in order already.
 func sortKeyOrder(ord []keyOrder, ms []jsonv.Member, i int) {
-	if len(ord) > 16 {
+	if len(ord) > 32 {
 		slices.SortFunc(ord, func(a, b keyOrder) int { return compareKeyOrder(ms, a, b) })
 		return
 	}
-	// A schema object has a handful of keys: a plain insertion sort from
-	// the first one out of order.
+	// A schema object has a handful of keys, its properties a few dozen:
+	// an insertion sort from the first one out of order, deciding on the
+	// prefixes in line. Being stable, it needs no tie-break on the index.
 	for ; i < len(ord); i++ {
 		o := ord[i]
 		j := i
-		for j > 0 && compareKeyOrder(ms, ord[j-1], o) > 0 {
-			ord[j] = ord[j-1]
-			j--
+		for ; j > 0; j-- {
+			p := ord[j-1]
+			if p.pfx != o.pfx && p.ascii && o.ascii {
+				if p.pfx < o.pfx {
+					break
+				}
+			} else if compareKeys(ms[p.idx].Key, ms[o.idx].Key) <= 0 {
+				break
+			}
+			ord[j] = p
 		}
 		ord[j] = o
 	}

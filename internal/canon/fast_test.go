@@ -2,6 +2,7 @@ package canon
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -176,6 +177,127 @@ func TestKeyOrderMatchesSort(t *testing.T) {
 		}
 		if string(got) != string(exp) {
 			t.Fatalf("members %v:\ngot  %s\nwant %s", ms, got, exp)
+		}
+	}
+}
+
+// TestKeyQuoting holds the keys the encoder copies unescaped (see
+// keyOrder.plain) to jsonv.AppendQuoted and to jcs: keys of every length
+// around the one- and two-word checks, with a byte that needs an escape,
+// or one that does not, at every place.
+func TestKeyQuoting(t *testing.T) {
+	bytes := []string{`"`, `\`, "\x00", "\x1f", "\n", " ", "\x7f", "é", "\u2028", "\U0001F600", "~", "!", "#", "[", "]", "a"}
+	for n := range 26 {
+		for at := range n + 1 {
+			for _, b := range bytes {
+				key := strings.Repeat("k", at) + b + strings.Repeat("z", max(n-at-1, 0))
+				for _, second := range []string{"", "a", "\U0001F600"} {
+					v := jsonv.NewObject(jsonv.M(key, jsonv.NewInt(1)))
+					if second == key {
+						continue
+					}
+					if second != "" {
+						v.Members = append(v.Members, jsonv.M(second, jsonv.NewInt(2)))
+					}
+					got, err := Canonical(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := canonicalViaJCS(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if string(got) != string(want) {
+						t.Fatalf("key %q: got %s, want %s", key, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKeyOrderEdges sorts keys whose order the prefixes cannot decide or
+// could misjudge: equal first eight bytes, a key that is another's prefix,
+// NUL bytes where a shorter key ends, non-ASCII bytes inside the prefix,
+// and characters above U+FFFF, which UTF-16 puts before U+E000-U+FFFF
+// although their code points are larger.
+func TestKeyOrderEdges(t *testing.T) {
+	tests := []struct {
+		keys []string
+		want []string
+	}{
+		{[]string{"type", "description", "properties", "required"}, []string{"description", "properties", "required", "type"}},
+		{[]string{"abcdefghB", "abcdefghA", "abcdefgh"}, []string{"abcdefgh", "abcdefghA", "abcdefghB"}},
+		{[]string{"abcdefgh\U0001F600", "abcdefgh\ue000", "abcdefgh\u00e9"}, []string{"abcdefgh\u00e9", "abcdefgh\U0001F600", "abcdefgh\ue000"}},
+		{[]string{"\ue000", "\U0001F600", "\uffff", "\U00010000", "z"}, []string{"z", "\U00010000", "\U0001F600", "\ue000", "\uffff"}},
+		{[]string{"a\x00", "a", "a\x00\x00", "\x00"}, []string{"\x00", "a", "a\x00", "a\x00\x00"}},
+		{[]string{"propertiesB", "propertiesA", "properties", "propertie"}, []string{"propertie", "properties", "propertiesA", "propertiesB"}},
+		{[]string{"b\ue000", "b\U0001F600", "a"}, []string{"a", "b\U0001F600", "b\ue000"}},
+		{[]string{"\u00e9t\u00e9", "ete", "\u00e9te"}, []string{"ete", "\u00e9te", "\u00e9t\u00e9"}},
+	}
+	for _, tc := range tests {
+		for _, rev := range []bool{false, true} {
+			keys := slices.Clone(tc.keys)
+			if rev {
+				slices.Reverse(keys)
+			}
+			var ms []jsonv.Member
+			for i, k := range keys {
+				ms = append(ms, jsonv.M(k, jsonv.NewInt(int64(i))))
+			}
+			got, err := Canonical(jsonv.NewObject(ms...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := jsonv.Parse(got, jsonv.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var order []string
+			for _, m := range w.Members {
+				order = append(order, m.Key)
+			}
+			if !slices.Equal(order, tc.want) {
+				t.Errorf("keys %q: order %q, want %q", keys, order, tc.want)
+			}
+			if want, _ := canonicalViaJCS(jsonv.NewObject(ms...)); string(got) != string(want) {
+				t.Errorf("keys %q: got %s, jcs %s", keys, got, want)
+			}
+		}
+	}
+}
+
+// TestLargeObjectOrder covers objects past the insertion sort's size, in
+// and out of order, with keys that share their first eight bytes.
+func TestLargeObjectOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{31, 32, 33, 64, 300} {
+		var ms []jsonv.Member
+		for i := range n {
+			k := "key_" + strconv.Itoa(r.IntN(1000000))
+			if i%3 == 0 {
+				k = "property_name_" + strconv.Itoa(i)
+			}
+			if i%7 == 0 {
+				k = "\u00e9" + k
+			}
+			ms = append(ms, jsonv.M(k+"_"+strconv.Itoa(i), jsonv.NewInt(int64(i))))
+		}
+		for _, sorted := range []bool{false, true} {
+			if sorted {
+				sortByCompareUTF16(ms)
+			}
+			got, err := Canonical(jsonv.NewObject(ms...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := canonicalViaJCS(jsonv.NewObject(ms...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("%d members (sorted %v): got %s, want %s", n, sorted, got, want)
+			}
 		}
 	}
 }
