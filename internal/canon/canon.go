@@ -6,6 +6,7 @@ package canon
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -218,66 +219,66 @@ func canonicalViaJCS(v *jsonv.Value) ([]byte, error) {
 	return jcs.Transform(v.AppendCompact(nil))
 }
 
-// value writes v, an element at the given depth. Refusing an element deeper
-// than MaxDepth here is the §4 bound: the recursion never goes past it.
+// value writes v, an element at the given depth.
 func (e *encoder) value(v *jsonv.Value, depth int) error {
+	var err error
+	e.buf, err = e.appendValue(e.buf, v, depth)
+	return err
+}
+
+// appendValue appends v, an element at the given depth, to buf, which is
+// the encoder's buffer: it is carried through the recursion in registers
+// and stored back by value, instead of being loaded and stored through e
+// at every append. Refusing an element deeper than MaxDepth here is the
+// §4 bound: the recursion never goes past it.
+func (e *encoder) appendValue(buf []byte, v *jsonv.Value, depth int) ([]byte, error) {
 	if depth > MaxDepth {
-		return fmt.Errorf("value nests deeper than %d levels", MaxDepth)
+		return buf, fmt.Errorf("value nests deeper than %d levels", MaxDepth)
 	}
 	switch v.Kind {
 	case jsonv.Null:
-		e.buf = append(e.buf, "null"...)
+		buf = append(buf, "null"...)
 	case jsonv.Bool:
 		if v.Bool {
-			e.buf = append(e.buf, "true"...)
+			buf = append(buf, "true"...)
 		} else {
-			e.buf = append(e.buf, "false"...)
+			buf = append(buf, "false"...)
 		}
 	case jsonv.Int:
-		digits := strings.TrimPrefix(v.Text, "-")
-		if len(digits) > 15 {
-			i, ok := new(big.Int).SetString(v.Text, 10)
-			if !ok || i.CmpAbs(maxSafeInt) > 0 {
-				return fmt.Errorf("integer %.40s exceeds the safe integer domain", v.Text)
-			}
-		}
-		// A safe JSON integer literal (no leading zeros) is already its
-		// ECMAScript form, except that negative zero is written 0.
-		if strings.TrimLeft(digits, "0") == "" {
-			e.buf = append(e.buf, '0')
-		} else {
-			e.buf = append(e.buf, v.Text...)
-		}
+		return appendInt(buf, v.Text)
 	case jsonv.Float:
-		if b, ok := appendPlainDecimal(e.buf, v.Text); ok {
-			e.buf = b
-			break
+		if b, ok := appendPlainDecimal(buf, v.Text); ok {
+			return b, nil
 		}
 		f, _ := v.Float64()
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return fmt.Errorf("number %.40s is not finite", v.Text)
+			return buf, fmt.Errorf("number %.40s is not finite", v.Text)
 		}
 		s, err := jcs.NumberToJSON(f)
 		if err != nil {
-			return err
+			return buf, err
 		}
-		e.buf = append(e.buf, s...)
+		buf = append(buf, s...)
 	case jsonv.String:
-		e.buf = v.AppendQuotedText(e.buf)
-		e.flush()
+		buf = v.AppendQuotedText(buf)
+		if e.sink != nil && len(buf) >= flushAt {
+			e.sink.Write(buf)
+			buf = buf[:0]
+		}
 	case jsonv.Array:
-		e.buf = append(e.buf, '[')
+		buf = append(buf, '[')
 		for i, it := range v.Items {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				buf = append(buf, ',')
 			}
-			if err := e.value(it, depth+1); err != nil {
-				return err
+			var err error
+			if buf, err = e.appendValue(buf, it, depth+1); err != nil {
+				return buf, err
 			}
 		}
-		e.buf = append(e.buf, ']')
+		buf = append(buf, ']')
 	default:
-		e.buf = append(e.buf, '{')
+		buf = append(buf, '{')
 		// The members are written in the order of a list of their keys'
 		// indices and prefixes, made (and sorted, when the members are not
 		// in order already) on the order stack while their values are
@@ -294,30 +295,57 @@ func (e *encoder) value(v *jsonv.Value, depth int) error {
 			sortKeyOrder(ord, members, i)
 		}
 		for j, o := range ord {
-			if err := e.member(j, o, members[o.idx], depth); err != nil {
-				return err
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			m := members[o.idx]
+			if n := len(m.Key); o.plain && n <= 8 {
+				// The key is its prefix's first n bytes: written from
+				// the word, without a copy from the key's text.
+				l := len(buf) + 1 + n
+				buf = binary.BigEndian.AppendUint64(append(buf, '"'), o.pfx)[:l]
+				buf = append(buf, '"', ':')
+			} else if o.plain {
+				buf = append(buf, '"')
+				buf = append(buf, m.Key...)
+				buf = append(buf, '"', ':')
+			} else {
+				buf = jsonv.AppendQuoted(buf, m.Key)
+				buf = append(buf, ':')
+			}
+			var err error
+			if buf, err = e.appendValue(buf, m.Value, depth+1); err != nil {
+				return buf, err
 			}
 		}
 		e.order = e.order[:base]
-		e.buf = append(e.buf, '}')
+		buf = append(buf, '}')
 	}
-	return nil
+	return buf, nil
 }
 
-// member writes the j-th member of an object at depth; o is its keyOrder.
-func (e *encoder) member(j int, o keyOrder, m jsonv.Member, depth int) error {
-	if j > 0 {
-		e.buf = append(e.buf, ',')
+// appendInt appends the ECMAScript form of the integer literal lit,
+// refusing one outside the safe integer domain.
+func appendInt(buf []byte, lit string) ([]byte, error) {
+	digits := lit
+	if len(lit) > 0 && lit[0] == '-' {
+		digits = lit[1:]
 	}
-	if o.plain {
-		e.buf = append(e.buf, '"')
-		e.buf = append(e.buf, m.Key...)
-		e.buf = append(e.buf, '"', ':')
-	} else {
-		e.buf = jsonv.AppendQuoted(e.buf, m.Key)
-		e.buf = append(e.buf, ':')
+	// Cheap pre-check: 15 digits or fewer always fit under 2^53-1.
+	if len(digits) > 15 {
+		i, ok := new(big.Int).SetString(lit, 10)
+		if !ok || i.CmpAbs(maxSafeInt) > 0 {
+			return buf, fmt.Errorf("integer %.40s exceeds the safe integer domain", lit)
+		}
 	}
-	return e.value(m.Value, depth+1)
+	// A safe JSON integer literal (no leading zeros) is already its
+	// ECMAScript form, except that negative zero is written 0. A literal
+	// that starts with a nonzero digit is not zero; any other (a value
+	// built by hand may have leading zeros) is zero when it is all zeros.
+	if len(digits) > 0 && digits[0] != '0' || strings.TrimLeft(digits, "0") != "" {
+		return append(buf, lit...), nil
+	}
+	return append(buf, '0'), nil
 }
 
 // appendPlainDecimal appends the ECMAScript form of a float literal
@@ -333,27 +361,69 @@ func (e *encoder) member(j int, o keyOrder, m jsonv.Member, depth int) error {
 // trailing zeros after it, and without a point when nothing is left after
 // it. Zero of either sign is 0. TestPlainDecimal holds this to
 // jcs.NumberToJSON.
+//
+// It takes the literal apart in one pass, as jsonv.SplitPlainDecimal
+// would (TestPlainDecimalMatchesSplit holds the two together): a float of
+// a schema (a maximum of 101.0) is common enough for the calls and the
+// second looks of the general split to show.
 func appendPlainDecimal(dst []byte, lit string) ([]byte, bool) {
-	d, ok := jsonv.SplitPlainDecimal(lit)
-	switch {
-	case !ok:
-		return dst, false
-	case d.Digits == 0:
-		return append(dst, '0'), true
-	case d.Digits > 15 || d.Int == "" && d.Lead > 5:
+	i := 0
+	if len(lit) > 0 && lit[0] == '-' {
+		i = 1
+	}
+	// The integer digits, and the first of them that is not a zero.
+	intStart := i
+	for i < len(lit) && lit[i] >= '0' && lit[i] <= '9' {
+		i++
+	}
+	intEnd := i
+	if intEnd == intStart || i == len(lit) || lit[i] != '.' {
 		return dst, false
 	}
-	if d.Neg {
+	sig := intStart
+	for sig < intEnd && lit[sig] == '0' {
+		sig++
+	}
+	// The fraction digits, up to the last that is not a zero, and the
+	// first that is not a zero.
+	i++
+	fracStart := i
+	fracEnd, fracSig := fracStart, -1
+	for ; i < len(lit); i++ {
+		c := lit[i]
+		if c < '0' || c > '9' {
+			return dst, false
+		}
+		if c != '0' {
+			fracEnd = i + 1
+			if fracSig < 0 {
+				fracSig = i
+			}
+		}
+	}
+	if i == fracStart {
+		return dst, false
+	}
+	intDigits, fracDigits := intEnd-sig, fracEnd-fracStart
+	switch {
+	case intDigits == 0 && fracSig < 0:
+		return append(dst, '0'), true
+	case intDigits > 0 && intDigits+fracDigits > 15:
+		return dst, false
+	case intDigits == 0 && (fracEnd-fracSig > 15 || fracSig-fracStart > 5):
+		return dst, false
+	}
+	if intStart > 0 {
 		dst = append(dst, '-')
 	}
-	if d.Int == "" {
+	if intDigits == 0 {
 		dst = append(dst, '0')
 	} else {
-		dst = append(dst, d.Int...)
+		dst = append(dst, lit[sig:intEnd]...)
 	}
-	if d.Frac != "" {
+	if fracDigits > 0 {
 		dst = append(dst, '.')
-		dst = append(dst, d.Frac...)
+		dst = append(dst, lit[fracStart:fracEnd]...)
 	}
 	return dst, true
 }
@@ -412,6 +482,18 @@ func load64(s string, i int) uint64 {
 		uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
 }
 
+// load32 is the big-endian word of s[i:i+4].
+func load32(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
+}
+
+// load16 is the big-endian word of s[i:i+2].
+func load16(s string, i int) uint16 {
+	s = s[i : i+2]
+	return uint16(s[0])<<8 | uint16(s[1])
+}
+
 // appendKeyOrder appends the keyOrder of each member, in member order, and
 // returns the index of the first member whose key sorts before its
 // predecessor's, or 0 when the members are in order. Deciding that on the
@@ -422,19 +504,28 @@ func appendKeyOrder(dst []keyOrder, ms []jsonv.Member) ([]keyOrder, int) {
 	for i, m := range ms {
 		k := m.Key
 		var p uint64
-		var plain bool
-		switch n := len(k); {
+		n := len(k)
+		// Overlapping loads, each shifted to where its bytes belong (the
+		// bytes two loads share are the same), instead of a loop of n.
+		switch {
 		case n >= 8:
 			p = load64(k, 0)
-			// Two overlapping words cover a key of up to 16 bytes; a
-			// longer one is left to AppendQuoted.
-			plain = n <= 16 && !hasSpecial(p) && !hasSpecial(load64(k, n-8))
-		default:
-			for j := 0; j < n; j++ {
-				p |= uint64(k[j]) << (56 - 8*j)
-			}
-			// Spaces, which need no escape, stand for the bytes past the end.
+		case n >= 4:
+			p = uint64(load32(k, 0))<<32 | uint64(load32(k, n-4))<<(64-8*n)
+		case n >= 2:
+			p = uint64(load16(k, 0))<<48 | uint64(load16(k, n-2))<<(64-8*n)
+		case n == 1:
+			p = uint64(k[0]) << 56
+		}
+		var plain bool
+		if n <= 8 {
+			// Spaces, which need no escape, stand for the bytes past the
+			// end.
 			plain = !hasSpecial(p | spaceFill>>(8*n))
+		} else {
+			// A second, overlapping word covers a key of up to 16 bytes;
+			// a longer one is left to AppendQuoted.
+			plain = n <= 16 && !hasSpecial(p) && !hasSpecial(load64(k, n-8))
 		}
 		o := keyOrder{pfx: p, idx: i, ascii: p&highBits == 0, plain: plain}
 		if i > 0 && first == 0 {

@@ -301,3 +301,129 @@ func TestLargeObjectOrder(t *testing.T) {
 		}
 	}
 }
+
+// appendPlainDecimalSplit is appendPlainDecimal as it was written on
+// jsonv.SplitPlainDecimal, the reference for the one-pass version.
+func appendPlainDecimalSplit(dst []byte, lit string) ([]byte, bool) {
+	d, ok := jsonv.SplitPlainDecimal(lit)
+	switch {
+	case !ok:
+		return dst, false
+	case d.Digits == 0:
+		return append(dst, '0'), true
+	case d.Digits > 15 || d.Int == "" && d.Lead > 5:
+		return dst, false
+	}
+	if d.Neg {
+		dst = append(dst, '-')
+	}
+	if d.Int == "" {
+		dst = append(dst, '0')
+	} else {
+		dst = append(dst, d.Int...)
+	}
+	if d.Frac != "" {
+		dst = append(dst, '.')
+		dst = append(dst, d.Frac...)
+	}
+	return dst, true
+}
+
+// plainDecimalCases are literals at the edges of appendPlainDecimal,
+// including some no JSON parser would make a Float of (a value can be
+// built by hand).
+var plainDecimalCases = []string{
+	"1.0", "-1.0", "0.0", "-0.0", "00.00", "-00.0100", "007.500", "101.0", "2.5",
+	"0.000001", "0.0000001", "-0.0000010", "0.00000100000", "100000000000000.0",
+	"999999999999999.0", "9999999999999999.0", "0.999999999999999", "0.9999999999999999",
+	"12345678.90123450", "12345678.901234567", "000000000000000001.0",
+	"", "-", ".", "-.", "1.", "-1.", ".5", "-.5", "1..0", "1.0.0", "--1.0", "+1.0",
+	"1e2", "1.5e2", "1.0E-2", "12", "-0", "0", "1.0 ", " 1.0", "1.a", "a.1", "1.-1",
+	"\u0661.0", "1.\u0661",
+}
+
+// TestPlainDecimalMatchesSplit holds appendPlainDecimal to the version
+// written on jsonv.SplitPlainDecimal, on edge literals and random ones.
+func TestPlainDecimalMatchesSplit(t *testing.T) {
+	check := func(lit string) {
+		t.Helper()
+		got, ok := appendPlainDecimal([]byte("x"), lit)
+		want, wok := appendPlainDecimalSplit([]byte("x"), lit)
+		if ok != wok || string(got) != string(want) {
+			t.Fatalf("appendPlainDecimal(%q) = %q, %v; split %q, %v", lit, got, ok, want, wok)
+		}
+	}
+	for _, lit := range plainDecimalCases {
+		check(lit)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 100000 {
+		check(benchdata.PlainDecimal(r, 8))
+	}
+	const alphabet = "0000123456789..--e"
+	for range 100000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		check(string(b))
+	}
+}
+
+// FuzzPlainDecimal holds appendPlainDecimal to the version written on
+// jsonv.SplitPlainDecimal on any text.
+func FuzzPlainDecimal(f *testing.F) {
+	for _, lit := range plainDecimalCases {
+		f.Add(lit)
+	}
+	f.Fuzz(func(t *testing.T, lit string) {
+		got, ok := appendPlainDecimal(nil, lit)
+		want, wok := appendPlainDecimalSplit(nil, lit)
+		if ok != wok || string(got) != string(want) {
+			t.Fatalf("appendPlainDecimal(%q) = %q, %v; split %q, %v", lit, got, ok, want, wok)
+		}
+	})
+}
+
+// TestInt holds appendInt to the form it had on strings.TrimPrefix and
+// strings.TrimLeft, on parsed literals and on texts only a value built by
+// hand can have.
+func TestInt(t *testing.T) {
+	tests := []struct{ lit, want string }{
+		{"0", "0"}, {"-0", "0"}, {"1", "1"}, {"-1", "-1"}, {"100", "100"},
+		{"9007199254740991", "9007199254740991"}, {"-9007199254740991", "-9007199254740991"},
+		{"000", "0"}, {"-000", "0"}, {"", "0"}, {"-", "0"}, {"007", "007"}, {"-007", "-007"},
+		{"1e2", "1e2"}, {"0e2", "0e2"}, {"999999999999999", "999999999999999"},
+		{"0000000000000000", "0"},
+	}
+	for _, tc := range tests {
+		got, err := appendInt([]byte("x"), tc.lit)
+		if err != nil || string(got) != "x"+tc.want {
+			t.Errorf("appendInt(%q) = %q, %v; want x%s", tc.lit, got, err, tc.want)
+		}
+	}
+	for _, lit := range []string{"9007199254740992", "-9007199254740992", "12345678901234567890", "1e20000000000000000", "-00000000000000000000x"} {
+		if got, err := appendInt(nil, lit); err == nil {
+			t.Errorf("appendInt(%q) = %q, want a refusal", lit, got)
+		}
+	}
+}
+
+// TestNumbersMatchJCS holds parsed number literals, integers and floats,
+// to jcs.Transform.
+func TestNumbersMatchJCS(t *testing.T) {
+	lits := append([]string{"-0", "0", "1", "-1", "1e2", "1E2", "-1e2", "1e+2", "1e-2", "0e0", "-0e0", "1.0e2",
+		"100", "9007199254740991", "-9007199254740991", "0.1", "101.0", "2.50", "-0.0", "1e21", "1e-7"},
+		plainDecimalCases...)
+	for _, lit := range lits {
+		v, err := jsonv.Parse([]byte(lit), jsonv.Options{})
+		if err != nil {
+			continue
+		}
+		got, err := Canonical(v)
+		want, werr := canonicalViaJCS(v)
+		if (err == nil) != (werr == nil) || string(got) != string(want) {
+			t.Errorf("%s: got %s, %v; jcs %s, %v", lit, got, err, want, werr)
+		}
+	}
+}
