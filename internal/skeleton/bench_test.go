@@ -164,3 +164,30 @@ func BenchmarkToolsIndent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolsPin does for the input schemas of 100 generated tools what
+// warden pin does with each: extract the skeleton with one Extractor, hash
+// its canonical text, and render its lock text (AppendIndent at a tool
+// entry's level).
+func BenchmarkToolsPin(b *testing.B) {
+	v := parse(b, string(benchdata.Surface(100, nil)))
+	var schemas []*jsonv.Value
+	for _, t := range v.Get("tools").Items {
+		schemas = append(schemas, t.Get("inputSchema"))
+	}
+	var x Extractor
+	var h canon.Hasher
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range schemas {
+			sk := x.Extract(s)
+			h.Begin()
+			if err := sk.WriteCanonical(&h, 1); err != nil {
+				b.Fatal(err)
+			}
+			h.Sum()
+			buf = sk.AppendIndent(buf[:0], 2, 3)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package skeleton
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -29,7 +30,10 @@ const stepCost = 64
 // as Extract made them, in an order worked out once.
 func Extract(schema *jsonv.Value) *Skeleton {
 	var x Extractor
-	return x.Extract(schema)
+	sk := x.Extract(schema)
+	// Templates pay off over many skeletons, not one.
+	sk.tm = nil
+	return sk
 }
 
 // Extractor extracts skeletons as Extract does, keeping its buffers (the
@@ -40,6 +44,7 @@ func Extract(schema *jsonv.Value) *Skeleton {
 type Extractor struct {
 	w  walker
 	sk Skeleton
+	tm templates
 }
 
 // Extract returns the skeleton of schema (see the package's Extract),
@@ -67,23 +72,29 @@ func (x *Extractor) Extract(schema *jsonv.Value) *Skeleton {
 	// paths usually come out sorted already. Byte order of UTF-8 strings is
 	// code-point order, Python's str order.
 	paths := w.order
-	if !sort.StringsAreSorted(paths) {
+	if !w.inOrder && !sort.StringsAreSorted(paths) {
 		sort.Strings(paths)
 	}
 	if paths == nil {
 		paths = []string{}
 	}
-	// The records in path order, for the writers, in the buffer of the
-	// previous call's. A huge skeleton (a schema that ran into MaxWork)
-	// is written from the map instead, rather than held twice.
+	// The records in path order, for the writers: as put kept them, or
+	// else looked up in the buffer put used. A huge skeleton (a schema
+	// that ran into MaxWork) is written from the map instead, rather than
+	// held twice.
 	var ordered []Record
 	if len(paths) <= maxKept {
-		ordered = x.sk.ordered[:0]
-		for _, p := range paths {
-			ordered = append(ordered, w.records[p])
+		ordered = w.recs
+		if !w.inOrder {
+			ordered = ordered[:0]
+			for _, p := range paths {
+				ordered = append(ordered, w.records[p])
+			}
+			w.recs = ordered
 		}
 	}
-	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered}
+	x.tm.open = w.open
+	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm}
 	return &x.sk
 }
 
@@ -103,6 +114,9 @@ func (w *walker) reset() {
 	}
 	clear(w.records)
 	w.order = w.order[:0]
+	clear(w.recs) // the records keep no schema nodes alive
+	w.recs = w.recs[:0]
+	w.inOrder = true
 	w.ancestors = w.ancestors[:0]
 	clear(w.refs)
 	clear(w.infos)
@@ -132,7 +146,23 @@ func (w *walker) reset() {
 
 // put records rec at path; a path written again keeps its first place in
 // the order and its last record, as the reference's dict does.
+//
+// While each path comes after the one before (the common case: the walk
+// visits properties in sorted order, depth first), every path is new and
+// the records are kept in order too, in recs, so that Extract need not
+// sort the paths or look their records up again.
 func (w *walker) put(path string, rec Record) {
+	if w.inOrder {
+		if n := len(w.order); n == 0 || w.order[n-1] < path {
+			w.records[path] = rec
+			w.order = append(w.order, path)
+			if len(w.recs) < maxKept {
+				w.recs = append(w.recs, rec)
+			}
+			return
+		}
+		w.inOrder = false
+	}
 	n := len(w.records)
 	w.records[path] = rec
 	if len(w.records) > n {
@@ -148,6 +178,11 @@ type walker struct {
 	records map[string]Record
 	// order lists the record paths in the order they were first written.
 	order []string
+	// inOrder says that every path put so far came after the one before;
+	// recs then holds their records in the same order, up to maxKept of
+	// them (see put).
+	inOrder bool
+	recs    []Record
 	// ancestors are the object nodes on the current walk path, compared by
 	// identity; at most MaxDepth+1 long, so a linear scan is cheap.
 	ancestors []*jsonv.Value
@@ -170,6 +205,8 @@ type walker struct {
 	// info); types shares one-element type lists.
 	frames []*nodeInfo
 	types  map[string][]string
+	// jsonTypes are the one-element lists of jsonTypeNames.
+	jsonTypes [len(jsonTypeNames)][]string
 	// enumText holds the json.dumps texts normEnum sorts by; openLen is
 	// the written size of open.
 	enumText []byte
@@ -259,11 +296,10 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		return
 	}
 	w.ancestors = append(w.ancestors, node)
-	defer func() { w.ancestors = w.ancestors[:len(w.ancestors)-1] }()
 	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons})
 	for _, c := range info.props {
 		if w.stopped {
-			return
+			break
 		}
 		child := c.key
 		if path != "" {
@@ -274,6 +310,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 	if info.items != nil && !w.stopped {
 		w.walk(info.items, path+"[]", false, depth+1)
 	}
+	w.ancestors = w.ancestors[:len(w.ancestors)-1]
 }
 
 func (w *walker) isAncestor(node *jsonv.Value) bool {
@@ -350,6 +387,9 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	var typ, enum, props, req, items *jsonv.Value
 	var cons [len(retained)]*jsonv.Value
 	for _, m := range node.Members {
+		// The retained keys are cases of their own (retained's order), so
+		// that one switch, not a scan of retained, classifies a key.
+		i := -1
 		switch m.Key {
 		case "$ref":
 			in.hasRef = true
@@ -365,12 +405,23 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 			req = m.Value
 		case "items":
 			items = m.Value
-		default:
-			for i, k := range retained {
-				if m.Key == k {
-					cons[i] = m.Value
-				}
-			}
+		case "additionalProperties":
+			i = 0
+		case "format":
+			i = 1
+		case "maxLength":
+			i = 2
+		case "maximum":
+			i = 3
+		case "minLength":
+			i = 4
+		case "minimum":
+			i = 5
+		case "pattern":
+			i = 6
+		}
+		if i >= 0 {
+			cons[i] = m.Value
 		}
 		in.refSibling = true
 	}
@@ -385,15 +436,7 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	}
 	in.typ = w.normType(typ)
 	in.enum = w.normEnum(enum)
-	in.cons = w.constraints(cons)
-	if in.cons == w.open {
-		if w.openLen == 0 {
-			w.openLen = w.open.CompactLen()
-		}
-		in.weight = w.openLen
-	} else {
-		in.weight = in.cons.CompactLen()
-	}
+	in.cons, in.weight = w.constraints(cons)
 	if in.enum != nil {
 		in.weight += in.enum.CompactLen()
 	}
@@ -443,6 +486,14 @@ func (w *walker) normType(v *jsonv.Value) []string {
 		slices.Sort(out)
 		return slices.Compact(out)
 	}
+	// The JSON Schema type names, nearly every type a schema names, skip
+	// the map; their lists are kept for the Extractor's life.
+	if i := jsonTypeIndex(v.Text); i >= 0 {
+		if w.jsonTypes[i] == nil {
+			w.jsonTypes[i] = []string{v.Text}
+		}
+		return w.jsonTypes[i]
+	}
 	if t, ok := w.types[v.Text]; ok {
 		return t
 	}
@@ -452,6 +503,31 @@ func (w *walker) normType(v *jsonv.Value) []string {
 	t := []string{v.Text}
 	w.types[v.Text] = t
 	return t
+}
+
+// jsonTypeNames are the seven JSON Schema type names, nearly every type a
+// schema names.
+var jsonTypeNames = [...]string{"string", "integer", "number", "boolean", "object", "array", "null"}
+
+// jsonTypeIndex is the index of name in jsonTypeNames, or -1.
+func jsonTypeIndex(name string) int {
+	switch name {
+	case "string":
+		return 0
+	case "integer":
+		return 1
+	case "number":
+		return 2
+	case "boolean":
+		return 3
+	case "object":
+		return 4
+	case "array":
+		return 5
+	case "null":
+		return 6
+	}
+	return -1
 }
 
 // required is the set of string members of a "required" array; anything
@@ -516,7 +592,7 @@ func children(dst []child, ord []childOrder, props *jsonv.Value, req required) (
 	for i, m := range ms {
 		ord = append(ord, childOrder{pfx: keyPrefix(m.Key), idx: i})
 	}
-	slices.SortFunc(ord, func(a, b childOrder) int {
+	cmp := func(a, b childOrder) int {
 		if a.pfx != b.pfx {
 			if a.pfx < b.pfx {
 				return -1
@@ -527,7 +603,23 @@ func children(dst []child, ord []childOrder, props *jsonv.Value, req required) (
 			return c
 		}
 		return a.idx - b.idx
-	})
+	}
+	if len(ord) <= 32 {
+		// Most properties objects are this small: an insertion sort,
+		// mostly comparing prefixes inline, beats the general sort's
+		// calls through cmp.
+		for i := 1; i < len(ord); i++ {
+			o := ord[i]
+			j := i
+			for j > 0 && (o.pfx < ord[j-1].pfx || o.pfx == ord[j-1].pfx && cmp(o, ord[j-1]) < 0) {
+				ord[j] = ord[j-1]
+				j--
+			}
+			ord[j] = o
+		}
+	} else {
+		slices.SortFunc(ord, cmp)
+	}
 	for j, o := range ord {
 		m := ms[o.idx]
 		if j+1 < len(ord) && ms[ord[j+1].idx].Key == m.Key {
@@ -617,17 +709,26 @@ func (w *walker) normEnum(v *jsonv.Value) *jsonv.Value {
 		}
 		start := len(w.enumText)
 		w.enumText = pyfmt.AppendDumps(w.enumText, it, true)
-		ks = append(ks, enumKey{pyfmt.TypeName(it), start, len(w.enumText), it})
+		text := w.enumText[start:]
+		ks = append(ks, enumKey{typeRank(it), textPrefix(text), start, len(w.enumText), it})
 	}
 	w.enumKeys = ks
-	cmp := func(a, b enumKey) int {
-		if c := strings.Compare(a.typ, b.typ); c != 0 {
-			return c
+	// Insertion sort is stable, and an enum is short: a few members,
+	// usually compared on their type rank or text prefix alone.
+	if len(ks) <= 16 {
+		for i := 1; i < len(ks); i++ {
+			k := ks[i]
+			j := i
+			for j > 0 && w.enumCompare(k, ks[j-1]) < 0 {
+				ks[j] = ks[j-1]
+				j--
+			}
+			ks[j] = k
 		}
-		return bytes.Compare(w.enumText[a.start:a.end], w.enumText[b.start:b.end])
-	}
-	if !slices.IsSortedFunc(ks, cmp) {
-		slices.SortStableFunc(ks, cmp)
+	} else {
+		if !slices.IsSortedFunc(ks, w.enumCompare) {
+			slices.SortStableFunc(ks, w.enumCompare)
+		}
 	}
 	items := w.items.take(len(ks))
 	for i, k := range ks {
@@ -644,18 +745,71 @@ func (w *walker) array(items []*jsonv.Value) *jsonv.Value {
 	return a
 }
 
-// enumKey is an enum member with its sort key: the Python type name and
-// the json.dumps text, which sits in walker.enumText from start to end.
+// enumKey is an enum member with its sort key: the Python type name, as
+// its rank among the type names, and the json.dumps text, which sits in
+// walker.enumText from start to end and whose first eight bytes are pfx
+// (see textPrefix).
 type enumKey struct {
-	typ        string
+	rank       int
+	pfx        uint64
 	start, end int
 	v          *jsonv.Value
 }
 
+// enumCompare compares a's key with b's: by type name, then by text
+// (code-point order, which is byte order).
+func (w *walker) enumCompare(a, b enumKey) int {
+	if a.rank != b.rank {
+		return a.rank - b.rank
+	}
+	if a.pfx != b.pfx {
+		if a.pfx < b.pfx {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(w.enumText[a.start:a.end], w.enumText[b.start:b.end])
+}
+
+// typeRank is the place of pyfmt.TypeName(v) in the code-point order of
+// the type names: NoneType, bool, dict, float, int, list, str.
+func typeRank(v *jsonv.Value) int {
+	switch v.Kind {
+	case jsonv.Null:
+		return 0
+	case jsonv.Bool:
+		return 1
+	case jsonv.Float:
+		return 3
+	case jsonv.Int:
+		return 4
+	case jsonv.Array:
+		return 5
+	case jsonv.String:
+		return 6
+	}
+	return 2 // dict
+}
+
+// textPrefix is the first eight bytes of b, big-endian, zero-padded: two
+// texts whose prefixes differ compare as their prefixes do (see
+// childOrder).
+func textPrefix(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var p uint64
+	for i := 0; i < len(b); i++ {
+		p |= uint64(b[i]) << (56 - 8*i)
+	}
+	return p
+}
+
 // constraints builds the constraints object from the retained keys present
-// (raw values, null included), with additionalProperties defaulting to true.
-// A node with none of them shares the walker's open constraints.
-func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
+// (raw values, null included), with additionalProperties defaulting to true,
+// and returns it with its written size (its CompactLen, worked out as it
+// is built). A node with none of them shares the walker's open constraints.
+func (w *walker) constraints(vals [len(retained)]*jsonv.Value) (*jsonv.Value, int) {
 	open := w.openConstraints()
 	n := 0
 	for _, v := range vals {
@@ -664,7 +818,10 @@ func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
 		}
 	}
 	if n == 0 {
-		return open
+		if w.openLen == 0 {
+			w.openLen = open.CompactLen()
+		}
+		return open, w.openLen
 	}
 	if vals[0] == nil {
 		vals[0] = open.Members[0].Value
@@ -672,10 +829,14 @@ func (w *walker) constraints(vals [len(retained)]*jsonv.Value) *jsonv.Value {
 	}
 	out := &w.vals.take(1)[0]
 	*out = jsonv.Value{Kind: jsonv.Object, Members: w.members.take(n)[:0]}
+	// {, }, the commas, and per member its quoted key (the retained keys
+	// need no escapes), the colon and its value.
+	size := 2 + n - 1
 	for i, k := range retained {
-		if vals[i] != nil {
-			out.Members = append(out.Members, jsonv.M(k, vals[i]))
+		if v := vals[i]; v != nil {
+			out.Members = append(out.Members, jsonv.M(k, v))
+			size += len(k) + 3 + v.CompactLen()
 		}
 	}
-	return out
+	return out, size
 }

@@ -78,4 +78,7 @@ type Skeleton struct {
 	// writing a skeleton does not look every path up again; writers use
 	// it only while Paths and Records still have its length.
 	ordered []Record
+	// tm is the written texts of the commonest records, kept by the
+	// Extractor that made the skeleton (nil for any other skeleton).
+	tm *templates
 }

@@ -21,7 +21,11 @@ func (s *Skeleton) AppendCompact(dst []byte) []byte {
 		}
 		dst = jsonv.AppendQuoted(dst, p)
 		dst = append(dst, ':')
-		dst = recs[i].appendCompact(dst)
+		if k := s.tm.kind(&recs[i]); k >= 0 {
+			dst = append(dst, s.tm.compactText(k, &recs[i])...)
+		} else {
+			dst = recs[i].appendCompact(dst)
+		}
 	}
 	return append(dst, "}}"...)
 }
@@ -48,7 +52,11 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 			dst = pyfmt.Newline(dst, indent, level+2)
 			dst = jsonv.AppendQuoted(dst, p)
 			dst = append(dst, ": "...)
-			dst = recs[i].appendIndent(dst, indent, level+2)
+			if k := s.tm.kind(&recs[i]); k >= 0 {
+				dst = append(dst, s.tm.indentText(k, &recs[i], indent, level+2)...)
+			} else {
+				dst = recs[i].appendIndent(dst, indent, level+2)
+			}
 		}
 		dst = append(pyfmt.Newline(dst, indent, level+1), '}')
 	}
@@ -160,6 +168,12 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 		h.WriteString(p)
 		h.WriteRaw(":")
 		r := &recs[i]
+		if k := s.tm.kind(r); k >= 0 {
+			if text := s.tm.canonicalText(k, r); text != nil {
+				h.WriteBytes(text)
+				continue
+			}
+		}
 		h.WriteRaw(`{"constraints":`)
 		if r.Constraints == nil {
 			h.WriteRaw("{}")
@@ -229,4 +243,76 @@ func codePointIsUTF16Order(paths []string) bool {
 		}
 	}
 	return true
+}
+
+// templates holds the written texts of the records that say nothing but
+// their type and required flag: open constraints (the walker's shared
+// {"additionalProperties": true}), no enum, and no type or one of the
+// seven JSON Schema type names. Such a record's texts depend only on the
+// type and the flag, so an Extractor renders each of its sixteen kinds
+// once for all the skeletons it makes, and writes a copy after that. The
+// key is the record's value, never a pointer into walk memory, so the
+// texts stay right across walks.
+type templates struct {
+	// open is the walker's open constraints object; nil until a walk made
+	// it.
+	open *jsonv.Value
+	// canonical and compact are the RFC 8785 and compact texts of each
+	// kind; indent is the AppendIndent text at indentAt (indent, level).
+	canonical [16][]byte
+	compact   [16][]byte
+	indent    [16][]byte
+	indentAt  [16][2]int
+}
+
+// kind returns r's template index, or -1 when r is not a template record.
+func (t *templates) kind(r *Record) int {
+	if t == nil || t.open == nil || r.Constraints != t.open || r.Enum != nil {
+		return -1
+	}
+	i := len(jsonTypeNames)
+	if r.Type != nil {
+		if len(r.Type) != 1 {
+			return -1
+		}
+		if i = jsonTypeIndex(r.Type[0]); i < 0 {
+			return -1
+		}
+	}
+	if r.Required {
+		return 2*i + 1
+	}
+	return 2 * i
+}
+
+// compactText is appendCompact's text of r, a record of kind k.
+func (t *templates) compactText(k int, r *Record) []byte {
+	if t.compact[k] == nil {
+		t.compact[k] = r.appendCompact(nil)
+	}
+	return t.compact[k]
+}
+
+// indentText is appendIndent's text of r, a record of kind k, at indent
+// and level; a writer keeps to one layout, so only the last is kept.
+func (t *templates) indentText(k int, r *Record, indent, level int) []byte {
+	if at := [2]int{indent, level}; t.indent[k] == nil || t.indentAt[k] != at {
+		t.indent[k] = r.appendIndent(t.indent[k][:0], indent, level)
+		t.indentAt[k] = at
+	}
+	return t.indent[k]
+}
+
+// canonicalText is the RFC 8785 text of r, a record of kind k, or nil if
+// it could not be made (it always can: the record is shallow and holds
+// no number).
+func (t *templates) canonicalText(k int, r *Record) []byte {
+	if t.canonical[k] == nil {
+		b, err := canon.Canonical(r.Value())
+		if err != nil {
+			return nil
+		}
+		t.canonical[k] = b
+	}
+	return t.canonical[k]
 }

@@ -1,0 +1,173 @@
+package skeleton
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/pyfmt"
+)
+
+// checkAgainstTree holds a skeleton from a reused Extractor to a fresh
+// Extract of the same schema rendered the general way, through Value's
+// tree: the same paths, records and Incomplete flag, and the same compact,
+// indented and canonical texts.
+func checkAgainstTree(t *testing.T, sk *Skeleton, v *jsonv.Value, what string) {
+	t.Helper()
+	fresh := Extract(v)
+	if !slices.Equal(sk.Paths, fresh.Paths) || sk.Incomplete != fresh.Incomplete || len(sk.Records) != len(fresh.Records) {
+		t.Fatalf("%s: paths %q (incomplete %v, %d records), fresh Extract %q (%v, %d)", what, sk.Paths, sk.Incomplete, len(sk.Records), fresh.Paths, fresh.Incomplete, len(fresh.Records))
+	}
+	for p, r := range fresh.Records {
+		if got, want := sk.Records[p].Value().Compact(), r.Value().Compact(); got != want {
+			t.Fatalf("%s: Records[%q] = %s, want %s", what, p, got, want)
+		}
+	}
+	tree := fresh.Value()
+	want := tree.Compact()
+	if got := string(sk.AppendCompact(nil)); got != want {
+		t.Fatalf("%s: AppendCompact\n got %s\nwant %s", what, got, want)
+	}
+	for _, at := range [][2]int{{2, 3}, {2, 0}, {4, 1}, {2, 3}} {
+		wantIndent := string(pyfmt.AppendIndent(nil, tree, at[0], at[1]))
+		if got := string(sk.AppendIndent(nil, at[0], at[1])); got != wantIndent {
+			t.Fatalf("%s: AppendIndent(%d, %d)\n got %s\nwant %s", what, at[0], at[1], got, wantIndent)
+		}
+	}
+	var h, g canon.Hasher
+	h.Begin()
+	werr := sk.WriteCanonical(&h, 1)
+	g.Begin()
+	gerr := g.WriteValue(tree, 1)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%s: WriteCanonical error %v, tree's %v", what, werr, gerr)
+	}
+	if werr == nil && h.Sum() != g.Sum() {
+		t.Fatalf("%s: WriteCanonical differs from the tree's canonical text", what)
+	}
+}
+
+// TestExtractorReuse runs sequences of schemas through one Extractor,
+// each one's records differing from the one before only in a type, a
+// required flag, an enum or a constraint, so that a text or record kept
+// from an earlier walk (or an earlier record of the same walk) and
+// wrongly reused shows.
+func TestExtractorReuse(t *testing.T) {
+	sequences := [][]string{
+		// Template records: open constraints, no enum; only the type
+		// and the required flag tell them apart.
+		{
+			`{"properties":{"a":{"type":"string"}}}`,
+			`{"properties":{"a":{"type":"integer"}}}`,
+			`{"properties":{"a":{"type":"integer"}},"required":["a"]}`,
+			`{"properties":{"a":{"type":["integer"]}},"required":["a"]}`,
+			`{"properties":{"a":{"type":["integer","null"]}},"required":["a"]}`,
+			`{"properties":{"a":{"type":["null","integer"]}},"required":["a"]}`,
+			`{"properties":{"a":{"type":"Integer"}},"required":["a"]}`,
+			`{"properties":{"a":{}},"required":["a"]}`,
+			`{"properties":{"a":{}}}`,
+			`{"properties":{"a":true}}`,
+			`{"properties":{"a":{"type":"string","enum":["x"]}}}`,
+			`{"properties":{"a":{"type":"string","enum":["y"]}}}`,
+			`{"properties":{"a":{"type":"string","enum":[]}}}`,
+			`{"properties":{"a":{"type":"string","enum":null}}}`,
+			`{"properties":{"a":{"type":"string","additionalProperties":true}}}`,
+			`{"properties":{"a":{"type":"string","additionalProperties":false}}}`,
+			`{"properties":{"a":{"type":"string","format":"uri"}}}`,
+			`{"properties":{"a":{"type":"string"}}}`,
+		},
+		// Every JSON type, required and not, then the same again.
+		func() []string {
+			var out []string
+			for range 2 {
+				for _, typ := range jsonTypeNames {
+					for _, req := range []string{`[]`, `["p"]`} {
+						out = append(out, fmt.Sprintf(`{"type":%q,"properties":{"p":{"type":%q},"q":{"type":[%q]}},"required":%s}`, typ, typ, typ, req))
+					}
+				}
+			}
+			return out
+		}(),
+		// A $ref'd node used with required true and false, in one walk
+		// and across walks.
+		{
+			`{"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/d"},"c":{"$ref":"#/$defs/d"}},"required":["b"],"$defs":{"d":{"type":"string","enum":["x","y"],"maxLength":3}}}`,
+			`{"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/d"},"c":{"$ref":"#/$defs/d"}},"required":["a","c"],"$defs":{"d":{"type":"string","enum":["x","z"],"maxLength":3}}}`,
+			`{"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/d"}},"required":["a"],"$defs":{"d":{"type":"string"}}}`,
+			`{"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/d"}},"required":["b"],"$defs":{"d":{"type":"integer"}}}`,
+			`{"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/e"}},"required":["b"],"$defs":{"d":{"type":"integer"},"e":{"type":"integer","minimum":1}}}`,
+		},
+		// Paths that come out unsorted ("a-b" sorts before "a.x" but is
+		// walked after it) or more than once (a property "a.b" and a
+		// nested a.b; "$root" as a key), with last-wins records.
+		{
+			`{"properties":{"a":{"properties":{"x":{"type":"string"}}},"a-b":{"type":"integer"}}}`,
+			`{"properties":{"a":{"properties":{"b":{"type":"string"}}},"a.b":{"type":"integer"}},"required":["a.b"]}`,
+			`{"properties":{"a":{"properties":{"b":{"type":"string"}},"required":["b"]},"a.b":{"type":"string"}}}`,
+			`{"properties":{"$root":{"type":"integer"},"a":{"items":{"type":"string"}},"a[]":{"type":"null"}}}`,
+			`{"type":"object","properties":{"a":{"type":"string"}}}`,
+		},
+	}
+	for i, seq := range sequences {
+		var x Extractor
+		for round := range 2 {
+			for j, s := range seq {
+				v := parse(t, s)
+				checkAgainstTree(t, x.Extract(v), v, fmt.Sprintf("sequence %d round %d schema %d %s", i, round, j, s))
+			}
+		}
+	}
+}
+
+// TestExtractorReuseBench runs the benchmark's schemas and the writer
+// seeds through one Extractor, in both orders.
+func TestExtractorReuseBench(t *testing.T) {
+	var schemas []string
+	schemas = append(schemas, writerSeeds...)
+	schemas = append(schemas, benchSchema, diamond(6), refChain(20))
+	var x Extractor
+	for range 2 {
+		for _, s := range schemas {
+			v := parse(t, s)
+			checkAgainstTree(t, x.Extract(v), v, s)
+		}
+		slices.Reverse(schemas)
+	}
+}
+
+// TestRetainedKeys checks that each retained key, alone, is kept under
+// its own name.
+func TestRetainedKeys(t *testing.T) {
+	for _, k := range retained {
+		got := extractText(t, `{"`+k+`":7}`)
+		cons := `{"additionalProperties":true,"` + k + `":7}`
+		if k == "additionalProperties" {
+			cons = `{"additionalProperties":7}`
+		}
+		if want := props("$root", rec("null", false, "null", cons)); got != want {
+			t.Errorf("%s: got %s, want %s", k, got, want)
+		}
+	}
+	if got, want := extractText(t, `{"maxlength":1,"Pattern":"x","minimum ":2}`), props("$root", anyRec); got != want {
+		t.Errorf("near misses: got %s, want %s", got, want)
+	}
+}
+
+// TestNormEnumLong holds normEnum to the first version on enums longer
+// than its insertion sort takes, with members sharing long prefixes.
+func TestNormEnumLong(t *testing.T) {
+	for _, n := range []int{15, 16, 17, 40} {
+		var items []string
+		for i := range n {
+			items = append(items, fmt.Sprintf(`"prefix_%02d"`, (i*7)%n), fmt.Sprintf("%d", n-i), fmt.Sprintf(`"prefix_%s"`, strings.Repeat("x", i%3)))
+		}
+		s := "[" + strings.Join(items, ",") + "]"
+		v := parse(t, s)
+		if got, want := normEnum(v).Compact(), normEnumSlow(v).Compact(); got != want {
+			t.Errorf("normEnum(%s) = %s, want %s", s, got, want)
+		}
+	}
+}
