@@ -451,9 +451,12 @@ func compareKeys(a, b string) int {
 // ASCII, in which case comparing pfx decides as compareKeys would unless
 // the two are equal. plain reports that the key needs no escape, so its
 // text is written as it is; when it is false the key may still need none.
+//
+// Sixteen bytes keep the sort's moves small. idx is 32 bits: it would
+// take an object of 2^32 members, 96 GiB of jsonv.Member, to wrap it.
 type keyOrder struct {
 	pfx   uint64
-	idx   int
+	idx   uint32
 	ascii bool
 	plain bool
 }
@@ -527,7 +530,7 @@ func appendKeyOrder(dst []keyOrder, ms []jsonv.Member) ([]keyOrder, int) {
 			// a longer one is left to AppendQuoted.
 			plain = n <= 16 && !hasSpecial(p) && !hasSpecial(load64(k, n-8))
 		}
-		o := keyOrder{pfx: p, idx: i, ascii: p&highBits == 0, plain: plain}
+		o := keyOrder{pfx: p, idx: uint32(i), ascii: p&highBits == 0, plain: plain}
 		if i > 0 && first == 0 {
 			if prev.ascii && o.ascii && prev.pfx != p {
 				if prev.pfx > p {
@@ -559,7 +562,7 @@ func compareKeyOrder(ms []jsonv.Member, a, b keyOrder) int {
 	if c := compareKeys(ms[a.idx].Key, ms[b.idx].Key); c != 0 {
 		return c
 	}
-	return a.idx - b.idx
+	return int(a.idx) - int(b.idx)
 }
 
 // sortKeyOrder sorts the keyOrder list of ms (see compareKeyOrder); the

@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,6 +142,21 @@ func FuzzCanonicalMatchesJCS(f *testing.F) {
 	for _, s := range []string{`{"b":1,"a":[1.5,-0,1e21,"\u0001\u007f"]}`, `{"\ud83d\ude00":1,"\ue000":2,"é":3,"A":4}`, `[9007199254740991,1e-7,0.000001]`, `{"a":{"c":null,"b":true}}`} {
 		f.Add([]byte(s))
 	}
+	// Objects for the key order's paths: a schema's members out of order,
+	// keys sharing their first eight bytes or needing escapes, and more
+	// members than the insertion sort takes.
+	f.Add([]byte(`{"type":"object","properties":{"path_0":{"type":"string","description":"d","maxLength":64},"limit_1":{"minimum":1,"maximum":101.0}},"required":["path_0"],"additionalProperties":false}`))
+	f.Add([]byte(`{"abcdefghB":1,"abcdefghA":2,"abcdefgh":3,"abcdefg\u0000":4,"a\"b":5,"a\\b":6,"\u00e9\u00e9\u00e9\u00e9x":7,"abcdefgh\ud83d\ude00":8,"abcdefgh\ue000":9}`))
+	var big strings.Builder
+	big.WriteString("{")
+	for i := range 40 {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `"k%d_%c":%d`, (i*7)%40, 'a'+rune(i%26), i)
+	}
+	big.WriteString("}")
+	f.Add([]byte(big.String()))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := jsonv.Parse(data, jsonv.Options{})
 		if err != nil {
