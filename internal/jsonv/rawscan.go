@@ -35,7 +35,7 @@ func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 	inString := false
 	var quote int // where the open string's opening quote is
 	for {
-		buf, i := d.buf, d.pos
+		buf, i, mark := d.buf, d.pos, d.mark
 	scan:
 		for i < len(buf) {
 			if inString {
@@ -46,30 +46,35 @@ func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 					i = len(buf)
 					break
 				}
-				i += q
-				k := i - 1
-				for k > d.mark+quote && buf[k] == '\\' {
-					k--
+				i += q + 1
+				if buf[i-2] == '\\' && escaped(buf[mark+quote:i-1]) {
+					continue
 				}
-				if (i-1-k)%2 == 0 {
-					inString = false
-				}
-				i++
-				continue
+				inString = false
 			}
-			switch buf[i] {
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
+			// Outside strings, up to the next quote or bracket: a table
+			// tells them from the separators, blanks and scalars between,
+			// at one branch a byte.
+			for ; i < len(buf); i++ {
+				c := buf[i]
+				if !structural[c] {
+					continue
+				}
+				switch c {
+				case '{', '[':
+					depth++
+				case '}', ']':
+					depth--
+					if depth == 0 {
+						i++
+						break scan
+					}
+				case '"':
+					inString, quote = true, i-mark
 					i++
-					break scan
+					continue scan
 				}
-			case '"':
-				inString, quote = true, i-d.mark
 			}
-			i++
 		}
 		d.pos = i
 		if max > 0 && d.pos-d.mark > max {
@@ -88,6 +93,20 @@ func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 	d.mark = -1
 	d.consumed++
 	return dst, nil
+}
+
+// structural marks the bytes RawContainer stops at outside strings.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
+// escaped reports whether the quote that follows s, a string literal's
+// text from its opening quote on, is escaped: whether s ends in an odd
+// run of backslashes.
+func escaped(s []byte) bool {
+	k := len(s) - 1
+	for k > 0 && s[k] == '\\' {
+		k--
+	}
+	return (len(s)-1-k)%2 == 1
 }
 
 // Parser parses documents one after another under Parse's rules, such as
