@@ -271,6 +271,14 @@ func (e *encoder) appendValue(buf []byte, v *jsonv.Value, depth int) ([]byte, er
 			if i > 0 {
 				buf = append(buf, ',')
 			}
+			if it.Kind == jsonv.String && depth < MaxDepth {
+				buf = it.AppendQuotedText(buf)
+				if e.sink != nil && len(buf) >= flushAt {
+					e.sink.Write(buf)
+					buf = buf[:0]
+				}
+				continue
+			}
 			var err error
 			if buf, err = e.appendValue(buf, it, depth+1); err != nil {
 				return buf, err
@@ -312,6 +320,17 @@ func (e *encoder) appendValue(buf []byte, v *jsonv.Value, depth int) ([]byte, er
 			} else {
 				buf = jsonv.AppendQuoted(buf, m.Key)
 				buf = append(buf, ':')
+			}
+			// A string, the commonest member value, is written here
+			// rather than through a call (as in appendValue), unless it
+			// is too deep.
+			if mv := m.Value; mv.Kind == jsonv.String && depth < MaxDepth {
+				buf = mv.AppendQuotedText(buf)
+				if e.sink != nil && len(buf) >= flushAt {
+					e.sink.Write(buf)
+					buf = buf[:0]
+				}
+				continue
 			}
 			var err error
 			if buf, err = e.appendValue(buf, m.Value, depth+1); err != nil {

@@ -60,13 +60,23 @@ func TestCanonicalRefuses(t *testing.T) {
 		"depth 513":          deep(514),
 		"depth 513 object":   strings.Repeat(`{"a":`, 513) + `1` + strings.Repeat(`}`, 513),
 		"deep inside object": `{"k": ` + deep(513) + `}`,
+		"string at 513":      strings.Repeat(`{"a":`, 513) + `"s"` + strings.Repeat(`}`, 513),
+		"string item at 513": strings.Repeat(`[`, 513) + `"s"` + strings.Repeat(`]`, 513),
+		"member at 513":      strings.Repeat(`[`, 512) + `{"a":"s"}` + strings.Repeat(`]`, 512),
 	} {
 		if _, err := Canonical(mustParse(t, in)); err == nil {
 			t.Errorf("%s: Canonical accepted it", name)
 		}
 	}
-	if _, err := Canonical(mustParse(t, deep(513))); err != nil {
-		t.Errorf("depth 512 refused: %v", err)
+	for _, in := range []string{
+		deep(513),
+		strings.Repeat(`{"a":`, 512) + `"s"` + strings.Repeat(`}`, 512),
+		strings.Repeat(`[`, 512) + `"s"` + strings.Repeat(`]`, 512),
+		strings.Repeat(`[`, 511) + `{"a":"s"}` + strings.Repeat(`]`, 511),
+	} {
+		if _, err := Canonical(mustParse(t, in)); err != nil {
+			t.Errorf("depth 512 refused: %v", err)
+		}
 	}
 }
 
