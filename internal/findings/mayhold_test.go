@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +29,67 @@ func mayHoldByPrefix(s string) bool {
 				return true
 			}
 			i = at + 1
+		}
+	}
+	return false
+}
+
+// mayHoldKeyed is MayHoldVendorSecret as it was before the screen was
+// grouped by key byte: one IndexByte pass a rule, for the rule's key byte,
+// and the rule's prefix and anchor checked around each occurrence.
+// MayHoldVendorSecret must agree with it on every input.
+func mayHoldKeyed(s string) bool {
+	if len(s) < 64 && !keyedHasKey(s) {
+		return false
+	}
+	for _, r := range vendorRules {
+		for i := r.keyAt; i < len(s); i++ {
+			j := strings.IndexByte(s[i:], r.key)
+			if j < 0 {
+				break
+			}
+			i += j
+			at := i - r.keyAt
+			if strings.HasPrefix(s[at:], r.prefix) && (r.anchor == nil || r.anchor(s, at)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayHoldKeyedBytes is MayHoldVendorSecretBytes as it was alongside
+// mayHoldKeyed.
+func mayHoldKeyedBytes(b []byte) bool {
+	if len(b) < 64 && !keyedHasKey(string(b)) {
+		return false
+	}
+	for _, r := range vendorRules {
+		for i := r.keyAt; i < len(b); i++ {
+			j := bytes.IndexByte(b[i:], r.key)
+			if j < 0 {
+				break
+			}
+			i += j
+			at := i - r.keyAt
+			if len(b)-at < len(r.prefix) || string(b[at:at+len(r.prefix)]) != r.prefix {
+				continue
+			}
+			if r.anchor == nil || r.anchor(string(b[at:min(len(b), at+len(r.prefix)+2)]), 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keyedHasKey reports whether s holds any vendor rule's key byte.
+func keyedHasKey(s string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, r := range vendorRules {
+			if s[i] == r.key {
+				return true
+			}
 		}
 	}
 	return false
@@ -67,6 +129,12 @@ func checkMayHold(t *testing.T, s string) {
 	t.Helper()
 	if got, want := MayHoldVendorSecret(s), mayHoldByPrefix(s); got != want {
 		t.Fatalf("MayHoldVendorSecret(%q) = %v, the prefix search says %v", s, got, want)
+	}
+	if got, want := MayHoldVendorSecret(s), mayHoldKeyed(s); got != want {
+		t.Fatalf("MayHoldVendorSecret(%q) = %v, the keyed screen says %v", s, got, want)
+	}
+	if got, want := MayHoldVendorSecretBytes([]byte(s)), mayHoldKeyedBytes([]byte(s)); got != want {
+		t.Fatalf("MayHoldVendorSecretBytes(%q) = %v, the keyed screen says %v", s, got, want)
 	}
 	if got, want := MayHoldVendorSecretBytes([]byte(s)), MayHoldVendorSecret(s); got != want {
 		t.Fatalf("MayHoldVendorSecretBytes(%q) = %v, MayHoldVendorSecret says %v", s, got, want)
@@ -160,5 +228,124 @@ func FuzzMayHoldVendorSecret(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkMayHold(t, s)
+	})
+}
+
+// checkMayHoldKeyed: both forms of the screen agree with the keyed screen
+// on s.
+func checkMayHoldKeyed(t *testing.T, s string) {
+	t.Helper()
+	want := mayHoldKeyed(s)
+	if got := MayHoldVendorSecret(s); got != want {
+		t.Fatalf("MayHoldVendorSecret(%q) = %v, the keyed screen says %v", s, got, want)
+	}
+	if got := MayHoldVendorSecretBytes([]byte(s)); got != want {
+		t.Fatalf("MayHoldVendorSecretBytes(%q) = %v, the keyed screen says %v", s, got, want)
+	}
+	if got := mayHoldKeyedBytes([]byte(s)); got != want {
+		t.Fatalf("mayHoldKeyedBytes(%q) = %v, mayHoldKeyed says %v", s, got, want)
+	}
+}
+
+func TestMayHoldEdges(t *testing.T) {
+	short := "through the night"                 // no key byte
+	long := strings.Repeat("snake_case-ish ", 8) // 120 bytes, keys everywhere
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"", false},
+		{"-", false}, {"_", false}, {"K", false}, {"J", false}, {"B", false},
+		// Every prefix alone, cut short by one byte and missing a byte.
+		{"sk-", true}, {"sk", false}, {"s-", false}, {"k-", false},
+		{"ghp_", true}, {"gho_", true}, {"ghu_", true}, {"ghs_", true}, {"ghr_", true},
+		{"ghx_", false}, {"ghp", false}, {"gp_", false}, {"hp_", false}, {"gh_", false}, {"ghpp_", false},
+		{"AKIA", true}, {"AKI", false}, {"KIA", false}, {"AKIB", false},
+		{"xoxb-", true}, {"xoxa-", true}, {"xoxp-", true}, {"xoxr-", true}, {"xoxs-", true},
+		{"xoxo-", false}, {"xox-", false}, {"oxb-", false}, {"xoxb", false},
+		{"-----BEGIN ", true}, {"-----BEGIN", false}, {"----BEGIN ", false}, {"------BEGIN ", true},
+		{"eyJ", true}, {"ey", false}, {"yJ", false}, {"eJ", false},
+		// The key byte at the first and the last position.
+		{"-sk", false}, {"_gh", false}, {"KAIA", false}, {"Jey", false},
+		// Overlaps the leapfrog must not skip.
+		{"gghp_", true}, {"hghs_", true}, {"h_ghs_", true}, {"ghh_", false}, {"g_hp_", false},
+		{"ghp__", true}, {"_ghp_", true}, {"gh_ghp_", true}, {"hhhh_ghr_", true}, {"h_h_h_", false},
+		{"ssk-", true}, {"xxoxb-", true}, {"xox--", false}, {"AAKIA", true}, {"eeyJ", true}, {"eyeyJ", true},
+	}
+	for _, tc := range tests {
+		// Neither padding makes or breaks a prefix next to these texts.
+		for _, s := range []string{tc.s, short + tc.s, tc.s + short, short + tc.s + short, long + tc.s, tc.s + long, long + tc.s + long} {
+			if got := MayHoldVendorSecret(s); got != tc.want {
+				t.Errorf("MayHoldVendorSecret(%q) = %v, want %v", s, got, tc.want)
+			}
+			if got := MayHoldVendorSecretBytes([]byte(s)); got != tc.want {
+				t.Errorf("MayHoldVendorSecretBytes(%q) = %v, want %v", s, got, tc.want)
+			}
+			checkMayHoldKeyed(t, s)
+		}
+		// These may: only agreement is checked.
+		for _, pad := range []string{"h", "_", "g", "-", "x"} {
+			pad = strings.Repeat(pad, 64)
+			checkMayHoldKeyed(t, pad+tc.s)
+			checkMayHoldKeyed(t, tc.s+pad)
+		}
+	}
+	// Lengths around the short-string path.
+	for n := 0; n <= 70; n++ {
+		for _, p := range []string{"sk-", "ghp_", "AKIA", "xoxb-", "-----BEGIN ", "eyJ", "gh_", "xo-", "KJ"} {
+			if n >= len(p) {
+				pad := strings.Repeat("a", n-len(p))
+				checkMayHoldKeyed(t, pad+p)
+				checkMayHoldKeyed(t, p+pad)
+			}
+		}
+	}
+}
+
+// TestMayHoldExhaustive: every short text over the bytes the prefixes are
+// made of, alone and inside text long enough for the vectorised passes.
+func TestMayHoldExhaustive(t *testing.T) {
+	const alphabet = "-_ghpsxobKAIJey"
+	const maxLen = 4
+	pad := strings.Repeat("h_", 32)
+	buf := make([]byte, 0, maxLen)
+	var walk func()
+	walk = func() {
+		s := string(buf)
+		checkMayHoldKeyed(t, s)
+		checkMayHoldKeyed(t, pad+s)
+		checkMayHoldKeyed(t, s+pad)
+		if len(buf) == maxLen {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			buf = append(buf, alphabet[i])
+			walk()
+			buf = buf[:len(buf)-1]
+		}
+	}
+	walk()
+}
+
+// FuzzMayHoldKeyed compares the screen with the keyed screen it replaced,
+// on the fuzzed text alone and between paddings that make it long.
+func FuzzMayHoldKeyed(f *testing.F) {
+	for _, s := range mayHoldSeeds {
+		f.Add(s, uint8(0), uint8(0))
+	}
+	f.Add("h_ghs_", uint8(70), uint8(3))
+	f.Add("snake_case-ish", uint8(64), uint8(64))
+	f.Fuzz(func(t *testing.T, s string, before, after uint8) {
+		checkMayHoldKeyed(t, s)
+		const fill = "a_h-g_Jx-K"
+		var b strings.Builder
+		for i := range int(before) {
+			b.WriteByte(fill[i%len(fill)])
+		}
+		b.WriteString(s)
+		for i := range int(after) {
+			b.WriteByte(fill[(i+3)%len(fill)])
+		}
+		checkMayHoldKeyed(t, b.String())
 	})
 }

@@ -74,82 +74,137 @@ func ScanField(value, target string) []lock.Finding {
 // "ghp_", "xoxb-" and so on). Text that embeds strings with their printable
 // ASCII unchanged — compact JSON, for one — can be tested as a whole:
 // without a prefix in it, no string in it can match.
-func MayHoldVendorSecret(s string) bool {
-	// A short string (a name, an enum member) is read once for any key
-	// byte rather than once a rule.
-	if len(s) < 64 && !hasKeyByte(s) {
-		return false
-	}
-	// Each rule's key byte is rare where its prefix's first byte ("s",
-	// "g", "e") is everywhere, so finding the key and checking around it
-	// costs one vectorised IndexByte pass a rule and few checks.
-	for _, r := range vendorRules {
-		for i := r.keyAt; i < len(s); i++ {
-			j := strings.IndexByte(s[i:], r.key)
-			if j < 0 {
-				break
-			}
-			i += j
-			at := i - r.keyAt
-			if strings.HasPrefix(s[at:], r.prefix) && (r.anchor == nil || r.anchor(s, at)) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func MayHoldVendorSecret(s string) bool { return mayHold(s, strings.IndexByte) }
 
 // MayHoldVendorSecretBytes is MayHoldVendorSecret for text held as bytes
 // (a lock entry just written, say), which it screens in place: converting
 // kilobytes of text to a string only to screen it would copy them all.
-func MayHoldVendorSecretBytes(b []byte) bool {
-	if len(b) < 64 && !hasKeyByteBytes(b) {
+func MayHoldVendorSecretBytes(b []byte) bool { return mayHold(b, bytes.IndexByte) }
+
+// mayHold is MayHoldVendorSecret for either form of text, given the
+// form's IndexByte.
+//
+// The prefixes are "sk-", "gh?_", "AKIA", "xox?-", "-----BEGIN " and
+// "eyJ". Every one holds one of four key bytes, rarer than the prefixes'
+// first bytes ("s", "g", "e" are everywhere): '-' (sk-, xox?-, -----BEGIN),
+// '_' (gh?_), 'K' (AKIA) and 'J' (eyJ). Each key is found by a vectorised
+// IndexByte pass, and the bytes around each occurrence are checked: four
+// passes, one a key. (Four is the least: "sk-", "gh?_", "AKIA" and "eyJ"
+// share no byte.)
+func mayHold[T string | []byte](s T, indexByte func(T, byte) int) bool {
+	// A short string (a name, an enum member) is read once for any key
+	// byte rather than once a key.
+	if len(s) < 64 && !hasScreenKey(s) {
 		return false
 	}
-	for _, r := range vendorRules {
-		for i := r.keyAt; i < len(b); i++ {
-			j := bytes.IndexByte(b[i:], r.key)
-			if j < 0 {
-				break
-			}
-			i += j
-			at := i - r.keyAt
-			if len(b)-at < len(r.prefix) || string(b[at:at+len(r.prefix)]) != r.prefix {
-				continue
-			}
-			// The anchor reads the bytes just past the prefix, and a
-			// prefix occurrence with a key byte in place is rare: copying
-			// those few costs nothing worth avoiding.
-			if r.anchor == nil || r.anchor(string(b[at:min(len(b), at+len(r.prefix)+2)]), 0) {
-				return true
-			}
+	for i := 0; i < len(s); i++ {
+		j := indexByte(s[i:], '-')
+		if j < 0 {
+			break
+		}
+		i += j
+		if i >= 2 && s[i-1] == 'k' && s[i-2] == 's' ||
+			i >= 4 && s[i-4] == 'x' && s[i-3] == 'o' && s[i-2] == 'x' && slackKinds[s[i-1]] ||
+			hasPrivKeyHeader(s, i) {
+			return true
 		}
 	}
-	return false
-}
-
-// hasKeyByteBytes is hasKeyByte for bytes.
-func hasKeyByteBytes(b []byte) bool {
-	for _, c := range b {
-		if keyBytes[c] {
+	if mayHoldGitHub(s, indexByte) {
+		return true
+	}
+	for i := 1; i < len(s); i++ {
+		j := indexByte(s[i:], 'K')
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+2 < len(s) && s[i-1] == 'A' && s[i+1] == 'I' && s[i+2] == 'A' {
+			return true
+		}
+	}
+	for i := 2; i < len(s); i++ {
+		j := indexByte(s[i:], 'J')
+		if j < 0 {
+			break
+		}
+		i += j
+		if s[i-1] == 'y' && s[i-2] == 'e' {
 			return true
 		}
 	}
 	return false
 }
 
-// keyBytes marks the vendor rules' key bytes.
-var keyBytes = func() (t [256]bool) {
-	for _, r := range vendorRules {
-		t[r.key] = true
+// mayHoldGitHub reports whether s holds "gh", one of p o u s r, then "_".
+//
+// '_' is everywhere in snake_case keys and names, and so are 'g' and 'h':
+// stopping at every '_' costs more than the pass itself. So the search
+// leapfrogs between the '_' at q and the 'h' at q-2 that a match needs:
+// where q-2 holds no 'h', the next candidate '_' is two past the next 'h',
+// and the '_' before it are passed over in the same IndexByte call.
+func mayHoldGitHub[T string | []byte](s T, indexByte func(T, byte) int) bool {
+	// No match has its '_' before q.
+	for q := 3; q < len(s); {
+		if s[q] != '_' {
+			j := indexByte(s[q:], '_')
+			if j < 0 {
+				return false
+			}
+			q += j
+		}
+		if s[q-2] != 'h' {
+			// A match's 'h' is at q-1 or later.
+			j := indexByte(s[q-1:], 'h')
+			if j < 0 {
+				return false
+			}
+			q += j + 1
+			continue
+		}
+		if s[q-3] == 'g' && gitHubKinds[s[q-1]] {
+			return true
+		}
+		q++
+	}
+	return false
+}
+
+// privKeyHeader is the fixed start of the private-key pattern.
+const privKeyHeader = "-----BEGIN "
+
+// hasPrivKeyHeader reports whether s holds privKeyHeader at i.
+func hasPrivKeyHeader[T string | []byte](s T, i int) bool {
+	if len(s)-i < len(privKeyHeader) {
+		return false
+	}
+	for k := 0; k < len(privKeyHeader); k++ {
+		if s[i+k] != privKeyHeader[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// byteSet returns the table of the bytes of set.
+func byteSet(set string) (t [256]bool) {
+	for i := 0; i < len(set); i++ {
+		t[set[i]] = true
 	}
 	return t
-}()
+}
 
-// hasKeyByte reports whether s holds any vendor rule's key byte.
-func hasKeyByte(s string) bool {
+// gitHubKinds, slackKinds and screenKeys are the bytes of "pousr" (after
+// "gh"), of "baprs" (after "xox") and mayHold's key bytes, as tables.
+var (
+	gitHubKinds = byteSet("pousr")
+	slackKinds  = byteSet("baprs")
+	screenKeys  = byteSet("-_KJ")
+)
+
+// hasScreenKey reports whether s holds any of mayHold's key bytes.
+func hasScreenKey[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
-		if keyBytes[s[i]] {
+		if screenKeys[s[i]] {
 			return true
 		}
 	}

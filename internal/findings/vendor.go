@@ -27,13 +27,13 @@ type secretRule struct {
 	wordStart bool
 	match     func(m *matcher, i int) int
 	// anchor, when set, tests the fixed characters after an occurrence of
-	// prefix at i, which every match has (MayHoldVendorSecret's quick test).
+	// prefix at i, which every match has. (MayHoldVendorSecret checks the
+	// same characters by hand; its tests check it against these.)
 	anchor func(s string, i int) bool
 	// key is a byte every match has at offset keyAt from its start, in
 	// prefix or among the characters anchor fixes (and match requires),
-	// chosen to be rare in schema text and prose, so that find and
-	// MayHoldVendorSecret look for it (IndexByte) instead of for the
-	// prefix's first byte.
+	// chosen to be rare in schema text and prose, so that find looks for
+	// it (IndexByte) instead of for the prefix's first byte.
 	key   byte
 	keyAt int
 	// message is the finding message.
