@@ -128,6 +128,28 @@ func BenchmarkScanTools(b *testing.B) {
 	}
 }
 
+// BenchmarkScanAnalyzedTools is BenchmarkScanTools with the tools
+// analysed beforehand: the findings package's own share of a pin's scan.
+func BenchmarkScanAnalyzedTools(b *testing.B) {
+	s := benchSurface(b, 200)
+	analyses := make([]*caps.Analysis, len(s.Tools))
+	for i, t := range s.Tools {
+		schema := t.InputSchema
+		if schema != nil && schema.Kind != jsonv.Object {
+			schema = nil
+		}
+		analyses[i] = caps.Analyze(t.Name, schema)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var sc Scanner
+		for i, t := range s.Tools {
+			sc.AnalyzedTool(t, analyses[i])
+		}
+		sc.Findings()
+	}
+}
+
 // BenchmarkMayHoldVendorSecret screens the compact schema skeletons of a
 // generated surface's tools, as a pin screens the entries it stores.
 func BenchmarkMayHoldVendorSecret(b *testing.B) {

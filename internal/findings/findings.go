@@ -118,12 +118,12 @@ func (sc *Scanner) Launch(srv surface.Server) {
 }
 
 // Tool scans one tool (see Scan).
-func (sc *Scanner) Tool(t surface.Tool) { sc.out = append(sc.out, scanTool(t, nil)...) }
+func (sc *Scanner) Tool(t surface.Tool) { sc.out = scanTool(sc.out, t, nil) }
 
 // AnalyzedTool is Tool for a tool already tokenized:
 // caps.Analyze(t.Name, t.InputSchema).
 func (sc *Scanner) AnalyzedTool(t surface.Tool, a *caps.Analysis) {
-	sc.out = append(sc.out, scanTool(t, a)...)
+	sc.out = scanTool(sc.out, t, a)
 }
 
 // Resource scans one resource's uri, name and description.
@@ -161,8 +161,10 @@ func entryTarget(kind, identity string) string {
 	return kind + maskVendorSecrets(identity)
 }
 
-func scanTool(t surface.Tool, a *caps.Analysis) []lock.Finding {
-	var out []lock.Finding
+// scanTool appends the findings of t to out, in the order Scan gathers
+// them: straight onto the Scanner's list, which a slice of the tool's own
+// would cost an allocation and a copy a tool.
+func scanTool(out []lock.Finding, t surface.Tool, a *caps.Analysis) []lock.Finding {
 	target := entryTarget("tools/", t.Name)
 	schema := t.InputSchema
 	if !schema.IsNull() && schema.Kind != jsonv.Object {
@@ -240,7 +242,11 @@ func schemaStrings(schema *jsonv.Value, f func(string)) {
 					}
 					continue
 				}
-				stack = append(stack, m.Value)
+				// Only containers hold anything to report: a scalar
+				// is not worth a push and a pop.
+				if k := m.Value.Kind; k == jsonv.Object || k == jsonv.Array {
+					stack = append(stack, m.Value)
+				}
 			}
 			// Members are visited in document order: reverse the pushes.
 			slices.Reverse(stack[top:])
@@ -258,7 +264,9 @@ func schemaStrings(schema *jsonv.Value, f func(string)) {
 			}
 		case jsonv.Array:
 			for i := len(v.Items) - 1; i >= 0; i-- {
-				stack = append(stack, v.Items[i])
+				if k := v.Items[i].Kind; k == jsonv.Object || k == jsonv.Array {
+					stack = append(stack, v.Items[i])
+				}
 			}
 		}
 	}
