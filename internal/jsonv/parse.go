@@ -130,6 +130,9 @@ type Decoder struct {
 	// objects and the items of arrays (see Parser.ParseOver).
 	memberBlocks *carver[Member]
 	itemBlocks   *carver[*Value]
+	// strs, when not nil, holds the strings intern does not share (see
+	// Parser).
+	strs *strArena
 }
 
 // readChunk is the size of one read from an io.Reader.
@@ -1033,6 +1036,9 @@ type sharedSlot struct {
 func (d *Decoder) intern(raw []byte) string {
 	n := len(raw)
 	if n == 0 || n > maxShared {
+		if d.strs != nil {
+			return d.strs.string(raw)
+		}
 		return string(raw)
 	}
 	a, b := internWords(raw)
@@ -1258,6 +1264,9 @@ func (d *Decoder) escapedString() (string, error) {
 			d.pos++
 			if !utf8.Valid(sb) {
 				return "", d.fail("invalid UTF-8 in string")
+			}
+			if d.strs != nil {
+				return d.strs.string(sb), nil
 			}
 			return string(sb), nil
 		case c < 0x20:

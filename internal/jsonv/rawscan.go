@@ -124,6 +124,9 @@ type Parser struct {
 	// members and items carve the slices of ParseOver's documents.
 	members carver[Member]
 	items   carver[*Value]
+	// strs holds the long strings of every document, Parse's and
+	// ParseOver's alike: they are never written again, see strArena.
+	strs strArena
 }
 
 // Parse parses one document as Parse does.
@@ -147,7 +150,7 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 		shared: l.shared, misses: l.misses,
 		slab: l.slab, slabNext: max(l.slabNext, 8), // 8 as newDecoder starts
 		members: l.members[:0], items: l.items[:0], sbuf: l.sbuf[:0], keyHashes: l.keyHashes[:0],
-		path: l.path[:0],
+		path: l.path[:0], strs: &p.strs,
 	}
 	if d.maxDepth <= 0 {
 		d.maxDepth = HardMaxDepth
