@@ -15,7 +15,6 @@
 package findings
 
 import (
-	"slices"
 	"sort"
 
 	"github.com/wardenlock/warden/internal/caps"
@@ -208,64 +207,115 @@ func scanTool(out []lock.Finding, t surface.Tool, a *caps.Analysis) []lock.Findi
 // object at any depth of schema. The walk enters every object member and
 // array element except the values of those three keys themselves, so a
 // property that happens to be named "default" hides its subschema, as in
-// the reference. Property names are never reported. The walk uses an
-// explicit stack: a parsed document may be nested far deeper than the Go
-// stack should be asked to recurse.
+// the reference. Property names are never reported. An object's strings
+// are reported before those of its members, and members and items are
+// walked in document order.
 func schemaStrings(schema *jsonv.Value, f func(string)) {
-	// Room for a typical schema's pending values without growing.
-	stack := append(make([]*jsonv.Value, 0, 64), schema)
+	schemaWalk(schema, f, schemaRecursion)
+}
+
+// schemaRecursion is how deep schemaWalk recurses before it hands a
+// subtree to schemaWalkStack: a parsed document may be nested far deeper
+// than the Go stack should be asked to recurse, but schemas seldom are,
+// and recursing costs no pushes, pops and reversals of a stack of
+// pointers (each push a write barrier while the collector runs).
+const schemaRecursion = 32
+
+// schemaWalk is schemaStrings, recursing depth levels at most.
+func schemaWalk(v *jsonv.Value, f func(string), depth int) {
+	switch v.Kind {
+	case jsonv.Object:
+		schemaLeaves(v, f)
+		for i := range v.Members {
+			m := &v.Members[i]
+			if !isContainer(m.Value) || isLeafKey(m.Key) {
+				continue
+			}
+			if depth == 0 {
+				schemaWalkStack(m.Value, f)
+			} else {
+				schemaWalk(m.Value, f, depth-1)
+			}
+		}
+	case jsonv.Array:
+		for _, it := range v.Items {
+			if !isContainer(it) {
+				continue
+			}
+			if depth == 0 {
+				schemaWalkStack(it, f)
+			} else {
+				schemaWalk(it, f, depth-1)
+			}
+		}
+	}
+}
+
+// schemaWalkStack is schemaStrings with an explicit stack, for subtrees
+// nested too deep to recurse into.
+func schemaWalkStack(schema *jsonv.Value, f func(string)) {
+	stack := []*jsonv.Value{schema}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		// Children are pushed last first, so that they are popped in
+		// document order.
 		switch v.Kind {
 		case jsonv.Object:
-			// One pass over the members finds the three keys (the first
-			// of a repeated one, as Get does) and pushes the rest.
-			var def, enum, examples *jsonv.Value
-			top := len(stack)
-			for i := range v.Members {
-				m := &v.Members[i]
-				switch m.Key {
-				case "default":
-					if def == nil {
-						def = m.Value
-					}
-					continue
-				case "enum":
-					if enum == nil {
-						enum = m.Value
-					}
-					continue
-				case "examples":
-					if examples == nil {
-						examples = m.Value
-					}
-					continue
-				}
-				// Only containers hold anything to report: a scalar
-				// is not worth a push and a pop.
-				if k := m.Value.Kind; k == jsonv.Object || k == jsonv.Array {
+			schemaLeaves(v, f)
+			for i := len(v.Members) - 1; i >= 0; i-- {
+				if m := &v.Members[i]; isContainer(m.Value) && !isLeafKey(m.Key) {
 					stack = append(stack, m.Value)
-				}
-			}
-			// Members are visited in document order: reverse the pushes.
-			slices.Reverse(stack[top:])
-			if d, ok := def.Str(); ok {
-				f(d)
-			}
-			for _, list := range []*jsonv.Value{enum, examples} {
-				if list != nil && list.Kind == jsonv.Array {
-					for _, it := range list.Items {
-						if s, ok := it.Str(); ok {
-							f(s)
-						}
-					}
 				}
 			}
 		case jsonv.Array:
 			for i := len(v.Items) - 1; i >= 0; i-- {
-				if k := v.Items[i].Kind; k == jsonv.Object || k == jsonv.Array {
+				if isContainer(v.Items[i]) {
 					stack = append(stack, v.Items[i])
+				}
+			}
+		}
+	}
+}
+
+// isContainer reports whether v is an object or an array: only those hold
+// anything to report.
+func isContainer(v *jsonv.Value) bool { return v.Kind == jsonv.Object || v.Kind == jsonv.Array }
+
+// isLeafKey reports whether key is one whose value schemaStrings reports
+// from rather than walks into.
+func isLeafKey(key string) bool { return key == "default" || key == "enum" || key == "examples" }
+
+// schemaLeaves calls f with object v's string "default", then the string
+// members of its "enum" and "examples" arrays; of a repeated key, the first
+// counts, as Get has it.
+func schemaLeaves(v *jsonv.Value, f func(string)) {
+	var def, enum, examples *jsonv.Value
+	for i := range v.Members {
+		m := &v.Members[i]
+		switch m.Key {
+		case "default":
+			if def == nil {
+				def = m.Value
+			}
+		case "enum":
+			if enum == nil {
+				enum = m.Value
+			}
+		case "examples":
+			if examples == nil {
+				examples = m.Value
+			}
+		}
+	}
+	if d, ok := def.Str(); ok {
+		f(d)
+	}
+	for _, list := range [2]*jsonv.Value{enum, examples} {
+		if list != nil && list.Kind == jsonv.Array {
+			for _, it := range list.Items {
+				if s, ok := it.Str(); ok {
+					f(s)
 				}
 			}
 		}
