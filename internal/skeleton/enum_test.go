@@ -38,7 +38,8 @@ func normEnumSlow(v *jsonv.Value) *jsonv.Value {
 	return jsonv.NewArray(items...)
 }
 
-var enumSeeds = []string{`[]`, `[1]`, `["b","a",1,true,null,{"k":1,"a":[2.50]},[3],1.0,-0,"\u00e9"]`, `[10.5,9.5,1e2,100]`, `[{"b":1},{"a":2},{"a":1}]`, `["x","x","y"]`}
+var enumSeeds = []string{`[]`, `[1]`, `["b","a",1,true,null,{"k":1,"a":[2.50]},[3],1.0,-0,"\u00e9"]`, `[10.5,9.5,1e2,100]`, `[{"b":1},{"a":2},{"a":1}]`, `["x","x","y"]`,
+	`["ab","a","a!","a b","a\"","a#","a\\","#","~","\u007f","é","a\u0000",""]`, `[3,"b",2,"a"]`, `[null,false,null,true,[],{}]`}
 
 // FuzzNormEnum holds normEnum (keys in one shared buffer) to the first
 // version (a string per key).

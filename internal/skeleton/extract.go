@@ -93,8 +93,23 @@ func (x *Extractor) Extract(schema *jsonv.Value) *Skeleton {
 			w.recs = ordered
 		}
 	}
+	// A slot's texts are good for this skeleton only: reset them all.
 	x.tm.open = w.open
-	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm}
+	var slots []int32
+	if w.inOrder && ordered != nil && len(w.slotUses) > 0 {
+		slots = w.slots
+		for len(x.tm.slots) < len(w.slotUses) {
+			x.tm.slots = append(x.tm.slots, texts{})
+		}
+	}
+	for i := range x.tm.slots {
+		n := 0
+		if slots != nil && i < len(w.slotUses) {
+			n = int(w.slotUses[i])
+		}
+		x.tm.slots[i].reset(n)
+	}
+	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm, slots: slots}
 	return &x.sk
 }
 
@@ -116,6 +131,11 @@ func (w *walker) reset() {
 	w.order = w.order[:0]
 	clear(w.recs) // the records keep no schema nodes alive
 	w.recs = w.recs[:0]
+	w.slots = w.slots[:0]
+	w.slotUses = w.slotUses[:0]
+	if cap(w.slotUses) > maxKept {
+		w.slotUses = nil
+	}
 	w.inOrder = true
 	w.ancestors = w.ancestors[:0]
 	clear(w.refs)
@@ -151,13 +171,14 @@ func (w *walker) reset() {
 // visits properties in sorted order, depth first), every path is new and
 // the records are kept in order too, in recs, so that Extract need not
 // sort the paths or look their records up again.
-func (w *walker) put(path string, rec Record) {
+func (w *walker) put(path string, rec Record, slot int32) {
 	if w.inOrder {
 		if n := len(w.order); n == 0 || w.order[n-1] < path {
 			w.records[path] = rec
 			w.order = append(w.order, path)
 			if len(w.recs) < maxKept {
 				w.recs = append(w.recs, rec)
+				w.slots = append(w.slots, slot)
 			}
 			return
 		}
@@ -183,6 +204,10 @@ type walker struct {
 	// them (see put).
 	inOrder bool
 	recs    []Record
+	// slots are the slots of recs (0 for none), and slotUses the number
+	// of records of each slot (see walker.slot).
+	slots    []int32
+	slotUses []int32
 	// ancestors are the object nodes on the current walk path, compared by
 	// identity; at most MaxDepth+1 long, so a linear scan is cheap.
 	ancestors []*jsonv.Value
@@ -250,7 +275,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		// untyped record; the parent's required flag is deliberately dropped,
 		// as the reference does.
 		if path != "" {
-			w.put(path, Record{Constraints: w.openConstraints()})
+			w.put(path, Record{Constraints: w.openConstraints()}, 0)
 		}
 		return
 	}
@@ -263,7 +288,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 			if !w.charge(len(info.literal)) {
 				return
 			}
-			w.put(key, opaque(required, "$ref", jsonv.NewString(info.literal)))
+			w.put(key, opaque(required, "$ref", jsonv.NewString(info.literal)), 0)
 			return
 		}
 		if !w.charge(len(r)) {
@@ -272,10 +297,10 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		t, res := w.resolve(r)
 		switch res {
 		case refOpaque:
-			w.put(key, opaque(required, "$ref", jsonv.NewString(r)))
+			w.put(key, opaque(required, "$ref", jsonv.NewString(r)), 0)
 			return
 		case refCycle:
-			w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)))
+			w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)), 0)
 			return
 		}
 		if w.refs == nil {
@@ -287,7 +312,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		return
 	}
 	if depth > MaxDepth || w.isAncestor(node) {
-		w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)))
+		w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)), 0)
 		return
 	}
 	// The enum and constraints are shared between visits but written out
@@ -296,7 +321,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		return
 	}
 	w.ancestors = append(w.ancestors, node)
-	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons})
+	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons}, w.slot(info, required))
 	for _, c := range info.props {
 		if w.stopped {
 			break
@@ -311,6 +336,27 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		w.walk(info.items, path+"[]", false, depth+1)
 	}
 	w.ancestors = w.ancestors[:len(w.ancestors)-1]
+}
+
+// slot returns the slot of the records made from info with the given
+// required flag, counting this one, or 0 when info is not kept in infos
+// (see templates): only a node reached through $refs can make records
+// that share their texts.
+func (w *walker) slot(info *nodeInfo, required bool) int32 {
+	if !info.kept {
+		return 0
+	}
+	b := 0
+	if required {
+		b = 1
+	}
+	if info.slot[b] == 0 {
+		w.slotUses = append(w.slotUses, 0)
+		info.slot[b] = int32(len(w.slotUses))
+	}
+	n := info.slot[b]
+	w.slotUses[n-1]++
+	return n
 }
 
 func (w *walker) isAncestor(node *jsonv.Value) bool {
@@ -339,6 +385,11 @@ func (w *walker) openConstraints() *jsonv.Value {
 // nodeInfo is what the walk needs from one object node; it depends only on
 // the node, never on the path it was reached by.
 type nodeInfo struct {
+	// kept says the info is in walker.infos, for a node reached through
+	// $refs; slot is then the slot of its records, by required flag (see
+	// walker.slot).
+	kept       bool
+	slot       [2]int32
 	hasRef     bool
 	refSibling bool         // the node has a key besides "$ref"
 	ref        *jsonv.Value // the "$ref" value
@@ -364,6 +415,28 @@ type child struct {
 // retained lists the constraint keys a record keeps, in code-point order.
 var retained = [...]string{"additionalProperties", "format", "maxLength", "maximum", "minLength", "minimum", "pattern"}
 
+// retainedIndex is the index of key in retained, or -1: one switch
+// rather than a scan of retained.
+func retainedIndex(key string) int {
+	switch key {
+	case "additionalProperties":
+		return 0
+	case "format":
+		return 1
+	case "maxLength":
+		return 2
+	case "maximum":
+		return 3
+	case "minLength":
+		return 4
+	case "minimum":
+		return 5
+	case "pattern":
+		return 6
+	}
+	return -1
+}
+
 // info returns node's facts, computing them on the first visit. Members are
 // read last-wins, the way Python's json.loads builds a dict from repeated
 // keys; a parsed document never repeats keys, so this only matters for
@@ -379,7 +452,7 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	// they live in that depth's frame, reused by its next sibling.
 	var in *nodeInfo
 	if len(w.refs) > 0 {
-		in = new(nodeInfo)
+		in = &nodeInfo{kept: true}
 		w.infos[node] = in
 	} else {
 		in = w.frame(depth)
@@ -387,9 +460,6 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	var typ, enum, props, req, items *jsonv.Value
 	var cons [len(retained)]*jsonv.Value
 	for _, m := range node.Members {
-		// The retained keys are cases of their own (retained's order), so
-		// that one switch, not a scan of retained, classifies a key.
-		i := -1
 		switch m.Key {
 		case "$ref":
 			in.hasRef = true
@@ -405,23 +475,10 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 			req = m.Value
 		case "items":
 			items = m.Value
-		case "additionalProperties":
-			i = 0
-		case "format":
-			i = 1
-		case "maxLength":
-			i = 2
-		case "maximum":
-			i = 3
-		case "minLength":
-			i = 4
-		case "minimum":
-			i = 5
-		case "pattern":
-			i = 6
-		}
-		if i >= 0 {
-			cons[i] = m.Value
+		default:
+			if i := retainedIndex(m.Key); i >= 0 {
+				cons[i] = m.Value
+			}
 		}
 		in.refSibling = true
 	}
@@ -703,14 +760,28 @@ func (w *walker) normEnum(v *jsonv.Value) *jsonv.Value {
 	}
 	ks := w.enumKeys[:0]
 	w.enumText = w.enumText[:0]
+	// A member alone of its type never has its text compared, and a
+	// plain string (see plainDumps) is compared as it stands: only the
+	// others need their json.dumps texts.
+	var perRank [typeRanks]int
 	for _, it := range v.Items {
 		if it == nil {
 			it = jsonv.NewNull()
 		}
-		start := len(w.enumText)
-		w.enumText = pyfmt.AppendDumps(w.enumText, it, true)
-		text := w.enumText[start:]
-		ks = append(ks, enumKey{typeRank(it), textPrefix(text), start, len(w.enumText), it})
+		r := typeRank(it)
+		perRank[r]++
+		ks = append(ks, enumKey{rank: r, v: it})
+	}
+	for i := range ks {
+		k := &ks[i]
+		if perRank[k.rank] == 1 || k.v.Kind == jsonv.String && plainDumps(k.v.Text) {
+			continue
+		}
+		k.start = len(w.enumText)
+		w.enumText = pyfmt.AppendDumps(w.enumText, k.v, true)
+		k.end = len(w.enumText)
+		k.pfx = textPrefix(w.enumText[k.start:k.end])
+		k.text = true
 	}
 	w.enumKeys = ks
 	// Insertion sort is stable, and an enum is short: a few members,
@@ -746,11 +817,13 @@ func (w *walker) array(items []*jsonv.Value) *jsonv.Value {
 }
 
 // enumKey is an enum member with its sort key: the Python type name, as
-// its rank among the type names, and the json.dumps text, which sits in
-// walker.enumText from start to end and whose first eight bytes are pfx
-// (see textPrefix).
+// its rank among the type names, and the json.dumps text. When text is
+// set, the text sits in walker.enumText from start to end and pfx is its
+// first eight bytes (see textPrefix); otherwise the member is alone of its
+// type, or a string whose text is its own quoted (see plainDumps).
 type enumKey struct {
 	rank       int
+	text       bool
 	pfx        uint64
 	start, end int
 	v          *jsonv.Value
@@ -762,14 +835,59 @@ func (w *walker) enumCompare(a, b enumKey) int {
 	if a.rank != b.rank {
 		return a.rank - b.rank
 	}
-	if a.pfx != b.pfx {
-		if a.pfx < b.pfx {
-			return -1
+	// Two members of one type without texts are plain strings.
+	switch {
+	case a.text && b.text:
+		if a.pfx != b.pfx {
+			if a.pfx < b.pfx {
+				return -1
+			}
+			return 1
 		}
-		return 1
+		return bytes.Compare(w.enumText[a.start:a.end], w.enumText[b.start:b.end])
+	case a.text:
+		return -comparePlainDumps(b.v.Text, w.enumText[a.start:a.end])
+	case b.text:
+		return comparePlainDumps(a.v.Text, w.enumText[b.start:b.end])
 	}
-	return bytes.Compare(w.enumText[a.start:a.end], w.enumText[b.start:b.end])
+	return strings.Compare(a.v.Text, b.v.Text)
 }
+
+// plainDumps reports whether json.dumps(s) is s quoted and s holds only
+// bytes above the quote, so that such strings compare as their texts do:
+// where one is a prefix of another, its closing quote is less than any
+// byte of the other's. That is printable ASCII from '#' up, but for the
+// backslash.
+func plainDumps(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= '"' || c == '\\' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// comparePlainDumps compares json.dumps(s), for s plain (see plainDumps),
+// with text.
+func comparePlainDumps(s string, text []byte) int {
+	n := len(s) + 2
+	for i := 0; i < n && i < len(text); i++ {
+		c := byte('"')
+		if i > 0 && i < n-1 {
+			c = s[i-1]
+		}
+		if c != text[i] {
+			if c < text[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return n - len(text)
+}
+
+// typeRanks is the number of Python type names an enum member can have.
+const typeRanks = 7
 
 // typeRank is the place of pyfmt.TypeName(v) in the code-point order of
 // the type names: NoneType, bool, dict, float, int, list, str.

@@ -31,6 +31,21 @@ func checkAgainstTree(t *testing.T, sk *Skeleton, v *jsonv.Value, what string) {
 	if got := string(sk.AppendCompact(nil)); got != want {
 		t.Fatalf("%s: AppendCompact\n got %s\nwant %s", what, got, want)
 	}
+	// A skeleton read back from its text is written the same way too.
+	back, err := FromValue(parse(t, want))
+	if err != nil {
+		t.Fatalf("%s: FromValue: %v", what, err)
+	}
+	checkWritersMatch(t, back, tree, what+" (read back)")
+	checkWritersMatch(t, sk, tree, what)
+}
+
+// checkWritersMatch holds sk's writers to tree, its Value.
+func checkWritersMatch(t *testing.T, sk *Skeleton, tree *jsonv.Value, what string) {
+	t.Helper()
+	if got, want := string(sk.AppendCompact(nil)), tree.Compact(); got != want {
+		t.Fatalf("%s: AppendCompact\n got %s\nwant %s", what, got, want)
+	}
 	for _, at := range [][2]int{{2, 3}, {2, 0}, {4, 1}, {2, 3}} {
 		wantIndent := string(pyfmt.AppendIndent(nil, tree, at[0], at[1]))
 		if got := string(sk.AppendIndent(nil, at[0], at[1])); got != wantIndent {
@@ -151,8 +166,22 @@ func TestRetainedKeys(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", k, got, want)
 		}
 	}
+	for i, k := range retained {
+		if retainedIndex(k) != i || retainedKeys[i] != `"`+k+`": ` {
+			t.Errorf("retained[%d] = %q: index %d, written %q", i, k, retainedIndex(k), retainedKeys[i])
+		}
+	}
 	if got, want := extractText(t, `{"maxlength":1,"Pattern":"x","minimum ":2}`), props("$root", anyRec); got != want {
 		t.Errorf("near misses: got %s, want %s", got, want)
+	}
+}
+
+// TestJSONTypeLists checks the table of written one-type lists.
+func TestJSONTypeLists(t *testing.T) {
+	for i, name := range jsonTypeNames {
+		if jsonTypeIndex(name) != i || jsonTypeLists[i] != `["`+name+`"]}` {
+			t.Errorf("jsonTypeNames[%d] = %q: index %d, written %q", i, name, jsonTypeIndex(name), jsonTypeLists[i])
+		}
 	}
 }
 

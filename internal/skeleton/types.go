@@ -79,6 +79,8 @@ type Skeleton struct {
 	// it only while Paths and Records still have its length.
 	ordered []Record
 	// tm is the written texts of the commonest records, kept by the
-	// Extractor that made the skeleton (nil for any other skeleton).
-	tm *templates
+	// Extractor that made the skeleton (nil for any other skeleton), and
+	// slots the slot of each record of ordered, or nil (see templates).
+	tm    *templates
+	slots []int32
 }

@@ -23,7 +23,7 @@ func (s *Skeleton) Value() *jsonv.Value {
 	// Records is the source of truth; Paths is only a convenience, so the
 	// order is recomputed rather than trusted (except in a skeleton from
 	// Extract, which is read-only).
-	paths, recs := s.orderedRecords()
+	paths, recs, _ := s.orderedRecords()
 	props := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(paths))}
 	sh := newShared()
 	for i, p := range paths {

@@ -14,15 +14,15 @@ func (s *Skeleton) AppendCompact(dst []byte) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, `{"props":{`...)
-	paths, recs := s.orderedRecords()
+	paths, recs, slots := s.orderedRecords()
 	for i, p := range paths {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = jsonv.AppendQuoted(dst, p)
 		dst = append(dst, ':')
-		if k := s.tm.kind(&recs[i]); k >= 0 {
-			dst = append(dst, s.tm.compactText(k, &recs[i])...)
+		if t := s.tm.textsFor(&recs[i], i, slots); t != nil {
+			dst = append(dst, t.compactText(&recs[i])...)
 		} else {
 			dst = recs[i].appendCompact(dst)
 		}
@@ -39,7 +39,7 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 	if s == nil {
 		return append(dst, "null"...)
 	}
-	paths, recs := s.orderedRecords()
+	paths, recs, slots := s.orderedRecords()
 	dst = append(pyfmt.Newline(append(dst, '{'), indent, level+1), `"props": `...)
 	if len(paths) == 0 {
 		dst = append(dst, "{}"...)
@@ -52,8 +52,8 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 			dst = pyfmt.Newline(dst, indent, level+2)
 			dst = jsonv.AppendQuoted(dst, p)
 			dst = append(dst, ": "...)
-			if k := s.tm.kind(&recs[i]); k >= 0 {
-				dst = append(dst, s.tm.indentText(k, &recs[i], indent, level+2)...)
+			if t := s.tm.textsFor(&recs[i], i, slots); t != nil {
+				dst = append(dst, t.indentText(&recs[i], indent, level+2)...)
 			} else {
 				dst = recs[i].appendIndent(dst, indent, level+2)
 			}
@@ -98,6 +98,18 @@ func (r Record) appendIndent(dst []byte, indent, level int) []byte {
 	dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
 	if r.Constraints == nil {
 		dst = append(dst, "{}"...)
+	} else if keys, ok := retainedOrder(r.Constraints); ok && len(keys) > 0 {
+		// pyfmt.AppendIndent's layout, with the keys' quoted text from
+		// the table.
+		dst = append(dst, '{')
+		for j, m := range r.Constraints.Members {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(pyfmt.Newline(dst, indent, in+1), retainedKeys[keys[j]]...)
+			dst = pyfmt.AppendIndent(dst, m.Value, indent, in+1)
+		}
+		dst = append(pyfmt.Newline(dst, indent, in), '}')
 	} else {
 		dst = pyfmt.AppendIndent(dst, r.Constraints, indent, in)
 	}
@@ -154,7 +166,10 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 		h.WriteRaw("null")
 		return nil
 	}
-	paths, recs := s.orderedRecords()
+	// Slots' canonical texts are not kept: making one (canon.Canonical of
+	// the record's tree) costs more than the few records that share it
+	// save.
+	paths, recs, _ := s.orderedRecords()
 	// The props object, its records and their type lists sit up to four
 	// levels below the skeleton.
 	if depth+4 > canon.MaxDepth || !codePointIsUTF16Order(paths) {
@@ -162,38 +177,70 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 	}
 	h.WriteRaw(`{"props":{`)
 	for i, p := range paths {
+		// Fixed texts between the variable parts are written in one
+		// piece each.
 		if i > 0 {
 			h.WriteRaw(",")
 		}
 		h.WriteString(p)
-		h.WriteRaw(":")
 		r := &recs[i]
-		if k := s.tm.kind(r); k >= 0 {
-			if text := s.tm.canonicalText(k, r); text != nil {
+		if t := s.tm.textsFor(r, i, nil); t != nil {
+			if text := t.canonicalText(r); text != nil {
+				h.WriteRaw(":")
 				h.WriteBytes(text)
 				continue
 			}
 		}
-		h.WriteRaw(`{"constraints":`)
 		if r.Constraints == nil {
-			h.WriteRaw("{}")
-		} else if err := h.WriteValue(r.Constraints, depth+3); err != nil {
-			return err
+			h.WriteRaw(`:{"constraints":{}`)
+		} else if keys, ok := retainedOrder(r.Constraints); ok {
+			// Retained keys in retained's order are in canonical order
+			// and need no escapes: only the values are canonicalized.
+			h.WriteRaw(`:{"constraints":{`)
+			for j, m := range r.Constraints.Members {
+				k := retainedKeys[keys[j]]
+				if j > 0 {
+					h.WriteRaw(",")
+				}
+				h.WriteRaw(k[:len(k)-1])
+				if err := h.WriteValue(m.Value, depth+4); err != nil {
+					return err
+				}
+			}
+			h.WriteRaw("}")
+		} else {
+			h.WriteRaw(`:{"constraints":`)
+			if err := h.WriteValue(r.Constraints, depth+3); err != nil {
+				return err
+			}
 		}
-		h.WriteRaw(`,"enum":`)
 		if r.Enum == nil {
-			h.WriteRaw("null")
-		} else if err := h.WriteValue(r.Enum, depth+3); err != nil {
-			return err
-		}
-		if r.Required {
-			h.WriteRaw(`,"required":true,"type":`)
+			if r.Required {
+				h.WriteRaw(`,"enum":null,"required":true,"type":`)
+			} else {
+				h.WriteRaw(`,"enum":null,"required":false,"type":`)
+			}
 		} else {
-			h.WriteRaw(`,"required":false,"type":`)
+			h.WriteRaw(`,"enum":`)
+			if err := h.WriteValue(r.Enum, depth+3); err != nil {
+				return err
+			}
+			if r.Required {
+				h.WriteRaw(`,"required":true,"type":`)
+			} else {
+				h.WriteRaw(`,"required":false,"type":`)
+			}
 		}
-		if r.Type == nil {
-			h.WriteRaw("null")
-		} else {
+		switch {
+		case r.Type == nil:
+			h.WriteRaw("null}")
+		case len(r.Type) == 1:
+			if i := jsonTypeIndex(r.Type[0]); i >= 0 {
+				h.WriteRaw(jsonTypeLists[i])
+				break
+			}
+			fallthrough
+		default:
 			h.WriteRaw("[")
 			for j, t := range r.Type {
 				if j > 0 {
@@ -201,9 +248,8 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 				}
 				h.WriteString(t)
 			}
-			h.WriteRaw("]")
+			h.WriteRaw("]}")
 		}
-		h.WriteRaw("}")
 	}
 	h.WriteRaw("}}")
 	return nil
@@ -217,18 +263,22 @@ func (s *Skeleton) orderedPaths() []string {
 	return sortedKeys(s.Records)
 }
 
-// orderedRecords returns the record paths in code-point order and their
-// records in the same order.
-func (s *Skeleton) orderedRecords() ([]string, []Record) {
+// orderedRecords returns the record paths in code-point order, their
+// records in the same order, and the records' slots (see templates) when
+// they are known.
+func (s *Skeleton) orderedRecords() ([]string, []Record, []int32) {
 	if len(s.ordered) == len(s.Paths) && len(s.Paths) == len(s.Records) && s.ordered != nil {
-		return s.Paths, s.ordered
+		if len(s.slots) != len(s.ordered) {
+			return s.Paths, s.ordered, nil
+		}
+		return s.Paths, s.ordered, s.slots
 	}
 	paths := s.orderedPaths()
 	recs := make([]Record, len(paths))
 	for i, p := range paths {
 		recs[i] = s.Records[p]
 	}
-	return paths, recs
+	return paths, recs, nil
 }
 
 // codePointIsUTF16Order reports whether sorted paths are also in UTF-16
@@ -245,29 +295,75 @@ func codePointIsUTF16Order(paths []string) bool {
 	return true
 }
 
-// templates holds the written texts of the records that say nothing but
-// their type and required flag: open constraints (the walker's shared
-// {"additionalProperties": true}), no enum, and no type or one of the
-// seven JSON Schema type names. Such a record's texts depend only on the
-// type and the flag, so an Extractor renders each of its sixteen kinds
-// once for all the skeletons it makes, and writes a copy after that. The
-// key is the record's value, never a pointer into walk memory, so the
-// texts stay right across walks.
+// templates holds the written texts of records that an Extractor writes
+// again and again, so that it renders each once and copies it after that.
+//
+// Kinds are the records that say nothing but their type and required flag:
+// open constraints (the walker's shared {"additionalProperties": true}),
+// no enum, and no type or one of jsonTypeNames. Their texts depend only
+// on the type and the flag, so they are kept for all the skeletons the
+// Extractor makes; the key is the record's value, never a pointer into
+// walk memory, so the texts stay right across walks.
+//
+// Slots are the records of one skeleton made from one node reached
+// through $refs, with one required flag: they share their type list, enum
+// and constraints, so their texts are the same. A slot is identified by
+// the walk that made it and is good only for the skeleton it made, whose
+// slots give each record's slot (see walker.put).
 type templates struct {
 	// open is the walker's open constraints object; nil until a walk made
 	// it.
-	open *jsonv.Value
-	// canonical and compact are the RFC 8785 and compact texts of each
-	// kind; indent is the AppendIndent text at indentAt (indent, level).
-	canonical [16][]byte
-	compact   [16][]byte
-	indent    [16][]byte
-	indentAt  [16][2]int
+	open  *jsonv.Value
+	kinds [2 * (len(jsonTypeNames) + 1)]texts
+	slots []texts
 }
 
-// kind returns r's template index, or -1 when r is not a template record.
+// texts are the written texts of a record, each made on first use: the
+// RFC 8785 and compact texts, and the AppendIndent text at indentAt
+// (indent, level). uses is how many records of its skeleton a slot has.
+type texts struct {
+	canonical, compact, indent []byte
+	indentAt                   [2]int
+	uses                       int
+	// noCanonical is set when the canonical text is not to be kept (see
+	// canonicalText).
+	noCanonical bool
+}
+
+// reset empties t for another record, keeping its buffers unless they
+// grew large (a big enum's), so that one schema does not pin them.
+func (t *texts) reset(uses int) {
+	*t = texts{canonical: keepSmall(t.canonical), compact: keepSmall(t.compact), indent: keepSmall(t.indent), uses: uses}
+}
+
+// keepSmall returns b emptied, or nil when its capacity is large.
+func keepSmall(b []byte) []byte {
+	if cap(b) > 4<<10 {
+		return nil
+	}
+	return b[:0]
+}
+
+// textsFor returns the kept texts for r, the i-th record, or nil when r
+// has none; slots gives the records' slots, nil when unknown.
+func (t *templates) textsFor(r *Record, i int, slots []int32) *texts {
+	if t == nil {
+		return nil
+	}
+	if k := t.kind(r); k >= 0 {
+		return &t.kinds[k]
+	}
+	if i < len(slots) {
+		if n := slots[i]; n > 0 && t.slots[n-1].uses > 1 {
+			return &t.slots[n-1]
+		}
+	}
+	return nil
+}
+
+// kind returns r's kind, or -1 when r is not of one.
 func (t *templates) kind(r *Record) int {
-	if t == nil || t.open == nil || r.Constraints != t.open || r.Enum != nil {
+	if t.open == nil || r.Constraints != t.open || r.Enum != nil {
 		return -1
 	}
 	i := len(jsonTypeNames)
@@ -285,34 +381,89 @@ func (t *templates) kind(r *Record) int {
 	return 2 * i
 }
 
-// compactText is appendCompact's text of r, a record of kind k.
-func (t *templates) compactText(k int, r *Record) []byte {
-	if t.compact[k] == nil {
-		t.compact[k] = r.appendCompact(nil)
+// compactText is appendCompact's text of r.
+func (t *texts) compactText(r *Record) []byte {
+	if len(t.compact) == 0 {
+		t.compact = r.appendCompact(t.compact)
 	}
-	return t.compact[k]
+	return t.compact
 }
 
-// indentText is appendIndent's text of r, a record of kind k, at indent
-// and level; a writer keeps to one layout, so only the last is kept.
-func (t *templates) indentText(k int, r *Record, indent, level int) []byte {
-	if at := [2]int{indent, level}; t.indent[k] == nil || t.indentAt[k] != at {
-		t.indent[k] = r.appendIndent(t.indent[k][:0], indent, level)
-		t.indentAt[k] = at
+// indentText is appendIndent's text of r at indent and level; a writer
+// keeps to one layout, so only the last is kept.
+func (t *texts) indentText(r *Record, indent, level int) []byte {
+	if at := [2]int{indent, level}; len(t.indent) == 0 || t.indentAt != at {
+		t.indent = r.appendIndent(t.indent[:0], indent, level)
+		t.indentAt = at
 	}
-	return t.indent[k]
+	return t.indent
 }
 
-// canonicalText is the RFC 8785 text of r, a record of kind k, or nil if
-// it could not be made (it always can: the record is shallow and holds
-// no number).
-func (t *templates) canonicalText(k int, r *Record) []byte {
-	if t.canonical[k] == nil {
+// canonicalText is the RFC 8785 text of r, or nil when it is to be
+// written the general way: when r's enum or constraints hold arrays or
+// objects, whose depth counts against canon.MaxDepth where the record
+// sits in the document, or when r has no canonical text (a number
+// canonicalization refuses), so that the general way reports the error.
+func (t *texts) canonicalText(r *Record) []byte {
+	if len(t.canonical) == 0 && !t.noCanonical {
+		t.noCanonical = true
+		if !shallow(r.Enum) || !shallow(r.Constraints) {
+			return nil
+		}
 		b, err := canon.Canonical(r.Value())
 		if err != nil {
 			return nil
 		}
-		t.canonical[k] = b
+		t.canonical = append(t.canonical[:0], b...)
+		t.noCanonical = false
 	}
-	return t.canonical[k]
+	if t.noCanonical {
+		return nil
+	}
+	return t.canonical
 }
+
+// shallow reports whether v is nil, or an array or object of scalars.
+func shallow(v *jsonv.Value) bool {
+	if v == nil {
+		return true
+	}
+	for _, it := range v.Items {
+		if it != nil && (it.Kind == jsonv.Array || it.Kind == jsonv.Object) {
+			return false
+		}
+	}
+	for _, m := range v.Members {
+		if m.Value != nil && (m.Value.Kind == jsonv.Array || m.Value.Kind == jsonv.Object) {
+			return false
+		}
+	}
+	return true
+}
+
+// retainedKeys are the retained keys as an indented object writes them,
+// quoted, with the colon and a blank; canonical text drops the blank.
+var retainedKeys = [len(retained)]string{`"additionalProperties": `, `"format": `, `"maxLength": `, `"maximum": `, `"minLength": `, `"minimum": `, `"pattern": `}
+
+// retainedOrder reports whether the members of obj, an object, are
+// retained keys, each once and in retained's order (as the walk builds
+// constraints), with values, and returns their indices in retained.
+func retainedOrder(obj *jsonv.Value) (keys [len(retained)]int8, ok bool) {
+	if obj.Kind != jsonv.Object || len(obj.Members) > len(retained) {
+		return keys, false
+	}
+	last := -1
+	for j, m := range obj.Members {
+		i := retainedIndex(m.Key)
+		if i <= last || m.Value == nil {
+			return keys, false
+		}
+		keys[j] = int8(i)
+		last = i
+	}
+	return keys, true
+}
+
+// jsonTypeLists are the canonical texts of the one-element type lists of
+// jsonTypeNames, with the record's closing brace.
+var jsonTypeLists = [len(jsonTypeNames)]string{`["string"]}`, `["integer"]}`, `["number"]}`, `["boolean"]}`, `["object"]}`, `["array"]}`, `["null"]}`}

@@ -1,6 +1,7 @@
 package skeleton
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wardenlock/warden/internal/canon"
@@ -16,6 +17,11 @@ var writerSeeds = []string{
 	`{"properties":{"a":{"additionalProperties":{"type":"string","b":{"z":1,"a":2}}}}}`,
 	`{"properties":{"n":{"maximum":9007199254740993}}}`,
 	`{"properties":{"f":{"minimum":1e400}}}`,
+	// Constraint values nested close to, and past, canon.MaxDepth where
+	// the record sits.
+	`{"properties":{"a":{"additionalProperties":` + strings.Repeat("[", 507) + strings.Repeat("]", 507) + `,"format":"x"}}}`,
+	`{"properties":{"a":{"additionalProperties":` + strings.Repeat("[", 508) + strings.Repeat("]", 508) + `,"format":"x"}}}`,
+	`{"properties":{"a":{"maximum":` + strings.Repeat("[", 509) + strings.Repeat("]", 509) + `}}}`,
 }
 
 // checkWriters holds AppendCompact and WriteCanonical to Value's tree.
@@ -60,7 +66,7 @@ func checkWriters(t *testing.T, data []byte) {
 		if got, want := string(sk.AppendCompact([]byte("x"))), "x"+tree.Compact(); got != want {
 			t.Fatalf("%s: AppendCompact\n got %s\nwant %s", data, got, want)
 		}
-		for _, depth := range []int{0, 1, 509} {
+		for _, depth := range []int{0, 1, 2, 3, 509} {
 			var h, g canon.Hasher
 			h.Begin()
 			werr := sk.WriteCanonical(&h, depth)
