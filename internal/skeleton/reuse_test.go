@@ -200,3 +200,29 @@ func TestNormEnumLong(t *testing.T) {
 		}
 	}
 }
+
+// TestWritersFromValue holds the writers to Value's tree on skeletons read
+// from a lock, whose constraints the walk did not build: empty, keys out
+// of order or repeated, other keys, nested values.
+func TestWritersFromValue(t *testing.T) {
+	for _, c := range []string{
+		`{}`, `{"additionalProperties":true}`, `{"maxLength":1,"format":"x"}`,
+		`{"x":1}`, `{"additionalProperties":{"b":1,"a":[1.50,{}]},"pattern":"\u00e9"}`,
+		`{"$ref":"#/x"}`, `{"_truncated":true}`, `{"minimum":1e2,"pattern":null}`,
+	} {
+		for _, typ := range []string{`null`, `[]`, `["string"]`, `["a","b"]`} {
+			for _, enum := range []string{`null`, `[]`, `[1,"a",{"z":null,"y":2}]`} {
+				text := `{"props":{"p":{"type":` + typ + `,"required":true,"enum":` + enum + `,"constraints":` + c + `}}}`
+				sk, err := FromValue(parse(t, text))
+				if err != nil {
+					t.Fatalf("%s: %v", text, err)
+				}
+				checkWritersMatch(t, sk, sk.Value(), text)
+			}
+		}
+	}
+	// A hand-built record may repeat a key.
+	dup := jsonv.NewObject(jsonv.M("format", jsonv.NewString("x")), jsonv.M("format", jsonv.NewString("y")))
+	sk := &Skeleton{Paths: []string{"p"}, Records: map[string]Record{"p": {Constraints: dup}}}
+	checkWritersMatch(t, sk, sk.Value(), "repeated format")
+}

@@ -98,7 +98,7 @@ func (r Record) appendIndent(dst []byte, indent, level int) []byte {
 	dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
 	if r.Constraints == nil {
 		dst = append(dst, "{}"...)
-	} else if keys, ok := retainedOrder(r.Constraints); ok && len(keys) > 0 {
+	} else if keys, ok := retainedOrder(r.Constraints); ok && len(r.Constraints.Members) > 0 {
 		// pyfmt.AppendIndent's layout, with the keys' quoted text from
 		// the table.
 		dst = append(dst, '{')
