@@ -192,11 +192,11 @@ func scanTool(out []lock.Finding, t surface.Tool, a *caps.Analysis) []lock.Findi
 			Snippet:  evidence,
 		})
 	}
-	out = append(out, ScanField(t.Name, target)...)
-	out = append(out, ScanField(t.DescriptionText(), target)...)
+	out = appendField(out, t.Name, target)
+	out = appendField(out, t.DescriptionText(), target)
 	if schema != nil {
 		schemaStrings(schema, func(v string) {
-			out = append(out, ScanField(v, target)...)
+			out = appendField(out, v, target)
 		})
 	}
 	return out

@@ -52,6 +52,11 @@ func FuzzScanField(f *testing.F) {
 				t.Fatalf("ScanField(%q): malformed finding %v", value, fd)
 			}
 		}
+		// appendField, which scanTool uses, appends the same findings.
+		prior := []lock.Finding{{RuleID: "prior"}}
+		if app := appendField(slices.Clip(prior), value, "t"); !slices.Equal(app, append(slices.Clip(prior), got...)) {
+			t.Fatalf("appendField(%q) = %v, ScanField gives %v", value, app[1:], got)
+		}
 		// The containment index must agree with the pairwise definition.
 		if len(value) <= 4096 {
 			if a, b := entropyHits(value, spans), naiveEntropyHits(value, spans); !slices.Equal(a, b) {

@@ -45,7 +45,22 @@ func ScanField(value, target string) []lock.Finding {
 		return nil
 	}
 	spans := vendorSpans(value)
-	out := make([]lock.Finding, 0, len(spans))
+	return appendFieldFindings(make([]lock.Finding, 0, len(spans)), value, target, spans)
+}
+
+// appendField appends ScanField(value, target) to out: a tool's many
+// fields (enum members, defaults) are scanned into the Scanner's list
+// without a slice of their own each.
+func appendField(out []lock.Finding, value, target string) []lock.Finding {
+	if value == "" {
+		return out
+	}
+	return appendFieldFindings(out, value, target, vendorSpans(value))
+}
+
+// appendFieldFindings appends the findings of value, given its vendor
+// matches, to out.
+func appendFieldFindings(out []lock.Finding, value, target string, spans []span) []lock.Finding {
 	for _, sp := range spans {
 		out = append(out, lock.Finding{
 			RuleID:   sp.rule.id,
@@ -54,6 +69,11 @@ func ScanField(value, target string) []lock.Finding {
 			Message:  sp.rule.message,
 			Snippet:  Redact(value[sp.start:sp.end]),
 		})
+	}
+	// A value shorter than a candidate token has no entropy hit: most
+	// enum members and defaults are.
+	if len(value) < entropyMinLen {
+		return out
 	}
 	for _, tok := range entropyHits(value, spans) {
 		out = append(out, lock.Finding{
