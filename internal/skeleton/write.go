@@ -55,7 +55,7 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 			if t := s.tm.textsFor(&recs[i], i, slots); t != nil {
 				dst = append(dst, t.indentText(&recs[i], indent, level+2)...)
 			} else {
-				dst = recs[i].appendIndent(dst, indent, level+2)
+				dst = recs[i].appendIndent(dst, indent, level+2, s.tm)
 			}
 		}
 		dst = append(pyfmt.Newline(dst, indent, level+1), '}')
@@ -63,8 +63,44 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 	return append(pyfmt.Newline(dst, indent, level), '}')
 }
 
-// appendIndent appends the record as AppendIndent lays it out at level.
-func (r Record) appendIndent(dst []byte, indent, level int) []byte {
+// appendIndent appends the record as AppendIndent lays it out at level,
+// its head from tm's when tm has one for it (tm may be nil).
+func (r Record) appendIndent(dst []byte, indent, level int, tm *templates) []byte {
+	in := level + 1
+	if k := r.typeKind(); tm != nil && k >= 0 {
+		// The head, up to the enum's value, or past a null enum up to the
+		// constraints' value.
+		h := &tm.heads[k]
+		if r.Enum == nil {
+			h = &tm.headsNoEnum[k]
+		}
+		if at := [2]int{indent, level}; len(h.text) == 0 || h.at != at {
+			h.text = r.appendIndentHead(h.text[:0], indent, level)
+			if r.Enum == nil {
+				h.text = append(pyfmt.Newline(append(h.text, "null,"...), indent, in), `"constraints": `...)
+			}
+			h.at = at
+		}
+		dst = append(dst, h.text...)
+		if r.Enum != nil {
+			dst = pyfmt.AppendIndent(dst, r.Enum, indent, in)
+			dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
+		}
+		return r.appendIndentConstraints(dst, indent, level)
+	}
+	dst = r.appendIndentHead(dst, indent, level)
+	if r.Enum == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = pyfmt.AppendIndent(dst, r.Enum, indent, in)
+	}
+	dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
+	return r.appendIndentConstraints(dst, indent, level)
+}
+
+// appendIndentHead appends the record's indented text up to its enum's
+// value.
+func (r *Record) appendIndentHead(dst []byte, indent, level int) []byte {
 	in := level + 1
 	dst = append(pyfmt.Newline(append(dst, '{'), indent, in), `"type": `...)
 	switch {
@@ -89,13 +125,13 @@ func (r Record) appendIndent(dst []byte, indent, level int) []byte {
 		dst = append(dst, `,`...)
 		dst = append(pyfmt.Newline(dst, indent, in), `"required": false,`...)
 	}
-	dst = append(pyfmt.Newline(dst, indent, in), `"enum": `...)
-	if r.Enum == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = pyfmt.AppendIndent(dst, r.Enum, indent, in)
-	}
-	dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
+	return append(pyfmt.Newline(dst, indent, in), `"enum": `...)
+}
+
+// appendIndentConstraints appends the record's indented text from its
+// constraints' value on.
+func (r *Record) appendIndentConstraints(dst []byte, indent, level int) []byte {
+	in := level + 1
 	if r.Constraints == nil {
 		dst = append(dst, "{}"...)
 	} else if keys, ok := retainedOrder(r.Constraints); ok && len(r.Constraints.Members) > 0 {
@@ -316,6 +352,14 @@ type templates struct {
 	open  *jsonv.Value
 	kinds [2 * (len(jsonTypeNames) + 1)]texts
 	slots []texts
+	// heads are the indented texts of records of any enum and
+	// constraints up to the enum's value, by typeKind; headsNoEnum those
+	// of records without an enum, up to the constraints' value. Each is
+	// for the layout at.
+	heads, headsNoEnum [2 * (len(jsonTypeNames) + 1)]struct {
+		text []byte
+		at   [2]int
+	}
 }
 
 // texts are the written texts of a record, each made on first use: the
@@ -366,6 +410,12 @@ func (t *templates) kind(r *Record) int {
 	if t.open == nil || r.Constraints != t.open || r.Enum != nil {
 		return -1
 	}
+	return r.typeKind()
+}
+
+// typeKind returns the index of r's type (none, or one of jsonTypeNames)
+// and required flag among the kinds, or -1 for any other type.
+func (r *Record) typeKind() int {
 	i := len(jsonTypeNames)
 	if r.Type != nil {
 		if len(r.Type) != 1 {
@@ -393,7 +443,7 @@ func (t *texts) compactText(r *Record) []byte {
 // keeps to one layout, so only the last is kept.
 func (t *texts) indentText(r *Record, indent, level int) []byte {
 	if at := [2]int{indent, level}; len(t.indent) == 0 || t.indentAt != at {
-		t.indent = r.appendIndent(t.indent[:0], indent, level)
+		t.indent = r.appendIndent(t.indent[:0], indent, level, nil)
 		t.indentAt = at
 	}
 	return t.indent
