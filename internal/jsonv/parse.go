@@ -1155,7 +1155,7 @@ func (d *Decoder) plainString() (raw []byte, ok bool, err error) {
 	switch c := d.buf[d.pos]; {
 	case c == '"':
 		s := d.buf[d.mark:d.pos]
-		if high&highBits != 0 && !utf8.Valid(s) {
+		if high&highBits != 0 && !validUTF8(s) {
 			d.mark = -1
 			return nil, false, d.fail("invalid UTF-8 in string")
 		}
@@ -1262,7 +1262,7 @@ func (d *Decoder) escapedString() (string, error) {
 		switch {
 		case c == '"':
 			d.pos++
-			if !utf8.Valid(sb) {
+			if !validUTF8(sb) {
 				return "", d.fail("invalid UTF-8 in string")
 			}
 			if d.strs != nil {
