@@ -3,6 +3,7 @@ package skeleton
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -322,20 +323,71 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 	}
 	w.ancestors = append(w.ancestors, node)
 	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons}, w.slot(info, required))
+	// The children's paths are cut from one string, one allocation for
+	// them all, unless together they are long: then each is made when
+	// its walk comes, so that a walk stopped at MaxWork has not made the
+	// rest.
+	var paths string
+	if path != "" {
+		paths = w.childPaths(path, info)
+	}
 	for _, c := range info.props {
 		if w.stopped {
 			break
 		}
 		child := c.key
 		if path != "" {
-			child = path + "." + c.key
+			n := len(path) + 1 + len(c.key)
+			if len(paths) >= n {
+				child, paths = paths[:n], paths[n:]
+			} else {
+				child = path + "." + c.key
+			}
 		}
 		w.walk(c.node, child, c.required, depth+1)
 	}
 	if info.items != nil && !w.stopped {
-		w.walk(info.items, path+"[]", false, depth+1)
+		// All the properties were walked, so what is left of paths is
+		// the items' path, when paths was made.
+		child := paths
+		if len(child) != len(path)+2 {
+			child = path + "[]"
+		}
+		w.walk(info.items, child, false, depth+1)
 	}
 	w.ancestors = w.ancestors[:len(w.ancestors)-1]
+}
+
+// maxChildPaths is the longest text childPaths makes.
+const maxChildPaths = 4 << 10
+
+// childPaths returns the paths of info's children under path, each
+// property's and then the items', one after the other in one string, or
+// "" when that would be longer than maxChildPaths. The walk cuts each
+// child's path from it: one allocation rather than one per child.
+func (w *walker) childPaths(path string, info *nodeInfo) string {
+	n := 0
+	for _, c := range info.props {
+		n += len(path) + 1 + len(c.key)
+	}
+	if info.items != nil {
+		n += len(path) + 2
+	}
+	if n == 0 || n > maxChildPaths {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, c := range info.props {
+		b.WriteString(path)
+		b.WriteByte('.')
+		b.WriteString(c.key)
+	}
+	if info.items != nil {
+		b.WriteString(path)
+		b.WriteString("[]")
+	}
+	return b.String()
 }
 
 // slot returns the slot of the records made from info with the given
@@ -459,6 +511,7 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	}
 	var typ, enum, props, req, items *jsonv.Value
 	var cons [len(retained)]*jsonv.Value
+	var present uint8 // bit i: cons[i] is set
 	for _, m := range node.Members {
 		switch m.Key {
 		case "$ref":
@@ -478,6 +531,11 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 		default:
 			if i := retainedIndex(m.Key); i >= 0 {
 				cons[i] = m.Value
+				if m.Value != nil {
+					present |= 1 << i
+				} else {
+					present &^= 1 << i
+				}
 			}
 		}
 		in.refSibling = true
@@ -493,7 +551,7 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	}
 	in.typ = w.normType(typ)
 	in.enum = w.normEnum(enum)
-	in.cons, in.weight = w.constraints(cons)
+	in.cons, in.weight = w.constraints(&cons, present)
 	if in.enum != nil {
 		in.weight += in.enum.CompactLen()
 	}
@@ -926,35 +984,31 @@ func textPrefix(b []byte) uint64 {
 // constraints builds the constraints object from the retained keys present
 // (raw values, null included), with additionalProperties defaulting to true,
 // and returns it with its written size (its CompactLen, worked out as it
-// is built). A node with none of them shares the walker's open constraints.
-func (w *walker) constraints(vals [len(retained)]*jsonv.Value) (*jsonv.Value, int) {
+// is built). Bit i of present says vals[i] is set. A node with none of
+// them shares the walker's open constraints.
+func (w *walker) constraints(vals *[len(retained)]*jsonv.Value, present uint8) (*jsonv.Value, int) {
 	open := w.openConstraints()
-	n := 0
-	for _, v := range vals {
-		if v != nil {
-			n++
-		}
-	}
-	if n == 0 {
+	if present == 0 {
 		if w.openLen == 0 {
 			w.openLen = open.CompactLen()
 		}
 		return open, w.openLen
 	}
-	if vals[0] == nil {
+	if present&1 == 0 {
 		vals[0] = open.Members[0].Value
-		n++
+		present |= 1
 	}
+	n := bits.OnesCount8(present)
 	out := &w.vals.take(1)[0]
 	*out = jsonv.Value{Kind: jsonv.Object, Members: w.members.take(n)[:0]}
 	// {, }, the commas, and per member its quoted key (the retained keys
 	// need no escapes), the colon and its value.
 	size := 2 + n - 1
-	for i, k := range retained {
-		if v := vals[i]; v != nil {
-			out.Members = append(out.Members, jsonv.M(k, v))
-			size += len(k) + 3 + v.CompactLen()
-		}
+	for ; present != 0; present &= present - 1 {
+		i := bits.TrailingZeros8(present)
+		k, v := retained[i], vals[i]
+		out.Members = append(out.Members, jsonv.M(k, v))
+		size += len(k) + 3 + v.CompactLen()
 	}
 	return out, size
 }

@@ -226,3 +226,42 @@ func TestWritersFromValue(t *testing.T) {
 	sk := &Skeleton{Paths: []string{"p"}, Records: map[string]Record{"p": {Constraints: dup}}}
 	checkWritersMatch(t, sk, sk.Value(), "repeated format")
 }
+
+// TestExtractHandBuiltConstraints: in a hand-built node, the last of a
+// repeated retained key wins, and a nil value stands for none.
+func TestExtractHandBuiltConstraints(t *testing.T) {
+	str := jsonv.NewString
+	for _, c := range []struct {
+		members []jsonv.Member
+		want    string
+	}{
+		{[]jsonv.Member{jsonv.M("format", str("x")), jsonv.M("format", nil)}, open},
+		{[]jsonv.Member{jsonv.M("format", nil), jsonv.M("format", str("x"))}, `{"additionalProperties":true,"format":"x"}`},
+		{[]jsonv.Member{jsonv.M("pattern", str("p")), jsonv.M("additionalProperties", nil), jsonv.M("format", str("f"))}, `{"additionalProperties":true,"format":"f","pattern":"p"}`},
+		{[]jsonv.Member{jsonv.M("additionalProperties", jsonv.NewBool(false)), jsonv.M("minimum", nil)}, `{"additionalProperties":false}`},
+	} {
+		got := Extract(jsonv.NewObject(c.members...)).Value().Compact()
+		if want := props("$root", rec("null", false, "null", c.want)); got != want {
+			t.Errorf("%v: got %s, want %s", c.members, got, want)
+		}
+	}
+}
+
+// TestChildPathsLong: the children's paths are the same whether they are
+// cut from one string or, past maxChildPaths, made one by one.
+func TestChildPathsLong(t *testing.T) {
+	for _, n := range []int{1, maxChildPaths/2 - 8, maxChildPaths/2 - 2, maxChildPaths / 2, maxChildPaths} {
+		k := strings.Repeat("k", n)
+		schema := `{"properties":{"` + k + `":{"properties":{"a":{"items":{"type":"string"}},"b":{}},"items":{"properties":{"c":{}}}}}}`
+		want := []string{"$root", k, k + ".a", k + ".a[]", k + ".b", k + "[]", k + "[].c"}
+		sk := Extract(parse(t, schema))
+		if !slices.Equal(sk.Paths, want) {
+			t.Errorf("key of %d bytes: paths %q", n, sk.Paths)
+		}
+		for _, p := range want {
+			if _, ok := sk.Records[p]; !ok {
+				t.Errorf("key of %d bytes: no record for %q", n, p)
+			}
+		}
+	}
+}
