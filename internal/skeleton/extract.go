@@ -149,6 +149,8 @@ func (w *walker) reset() {
 	w.members.reset()
 	w.items.reset()
 	w.strs.reset()
+	w.infoSlab.reset()
+	w.childSlab.reset()
 	if cap(w.enumKeys) > maxKept {
 		w.enumKeys = nil
 	}
@@ -246,6 +248,9 @@ type walker struct {
 	members slab[jsonv.Member]
 	items   slab[*jsonv.Value]
 	strs    slab[string]
+	// The facts of the nodes kept in infos, and their children lists.
+	infoSlab  slab[nodeInfo]
+	childSlab slab[child]
 }
 
 // charge spends n units of MaxWork and reports whether the walk may go on.
@@ -504,7 +509,8 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	// they live in that depth's frame, reused by its next sibling.
 	var in *nodeInfo
 	if len(w.refs) > 0 {
-		in = &nodeInfo{kept: true}
+		in = &w.infoSlab.take(1)[0]
+		in.kept = true
 		w.infos[node] = in
 	} else {
 		in = w.frame(depth)
@@ -556,6 +562,9 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 		in.weight += in.enum.CompactLen()
 	}
 	if props != nil && props.Kind == jsonv.Object {
+		if in.kept {
+			in.props = w.childSlab.take(len(props.Members))[:0]
+		}
 		in.props, w.childOrder = children(in.props, w.childOrder, props, requiredSet(req))
 	}
 	if items != nil && items.Kind == jsonv.Object {

@@ -62,12 +62,17 @@ func (w *walker) pointer(frag string) *jsonv.Value {
 	if f == "" {
 		return nil
 	}
-	segs := strings.Split(f, "/")
-	if segs[0] != "" {
+	// The segments are read one by one rather than split into a list:
+	// rest is what follows the first "/", and the loop cuts a segment
+	// off it per step, the last one where no "/" is left.
+	first, rest, _ := strings.Cut(f, "/")
+	if first != "" {
 		return nil // "#foo" is an anchor, not a pointer
 	}
 	cur := w.root
-	for _, seg := range segs[1:] {
+	for more := true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		seg = strings.ReplaceAll(seg, "~1", "/")
 		seg = strings.ReplaceAll(seg, "~0", "~")
 		switch cur.Kind {

@@ -265,3 +265,51 @@ func TestChildPathsLong(t *testing.T) {
 		}
 	}
 }
+
+// pointerBySplit is walker.pointer as first written, splitting the
+// fragment into a list of segments.
+func pointerBySplit(w *walker, frag string) *jsonv.Value {
+	f := pyfmt.Unquote(frag)
+	if f == "" {
+		return nil
+	}
+	segs := strings.Split(f, "/")
+	if segs[0] != "" {
+		return nil
+	}
+	cur := w.root
+	for _, seg := range segs[1:] {
+		seg = strings.ReplaceAll(seg, "~1", "/")
+		seg = strings.ReplaceAll(seg, "~0", "~")
+		switch cur.Kind {
+		case jsonv.Object:
+			cur = w.member(cur, seg)
+		case jsonv.Array:
+			i, ok := arrayIndex(seg, len(cur.Items))
+			if !ok {
+				return nil
+			}
+			cur = cur.Items[i]
+		default:
+			return nil
+		}
+		if cur == nil {
+			return nil
+		}
+	}
+	if cur.Kind != jsonv.Object {
+		return nil
+	}
+	return cur
+}
+
+func TestPointerMatchesSplit(t *testing.T) {
+	root := parse(t, `{"":{"":{},"a":{}},"a":{"":{"x":{}},"b":[{},{"c":{}}],"a/b":{},"~":{}},"s":"x"}`)
+	w := walker{root: root}
+	for _, frag := range []string{"", "/", "//", "///", "a", "/a", "/a/", "/a//", "/a//x", "//a", "/a/b", "/a/b/1", "/a/b/1/c",
+		"/a/b/1/", "/a/a~1b", "/a/~0", "/a%2Fb", "/s", "/s/", "/a/b/2", "x/a", "/%2F", "/a/%7E0"} {
+		if got, want := w.pointer(frag), pointerBySplit(&w, frag); got != want {
+			t.Errorf("pointer(%q) = %v, want %v", frag, got, want)
+		}
+	}
+}
