@@ -39,9 +39,11 @@ func Extract(schema *jsonv.Value) *Skeleton {
 
 // Extractor extracts skeletons as Extract does, keeping its buffers (the
 // record map, path list and walk state) from one call to the next: a lock
-// builder extracts thousands, each written out before the next. A
-// skeleton it returns is valid only until its next call. The zero
-// Extractor is ready to use; it is not safe for concurrent use.
+// builder extracts thousands, each written out before the next. It also
+// keeps the written texts of the commonest records for its skeletons'
+// writers (see templates). A skeleton it returns is valid only until its
+// next call. The zero Extractor is ready to use; it is not safe for
+// concurrent use.
 type Extractor struct {
 	w  walker
 	sk Skeleton
