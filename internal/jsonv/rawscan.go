@@ -114,7 +114,10 @@ func escaped(s []byte) bool {
 // to the next what makes starting on a small document costly: the intern
 // table, the unused end of the block values are carved from, the scratch
 // stacks and the Decoder itself. Values a Parser returned stay valid after
-// its next Parse: no block is handed out twice. A Parser is not safe for
+// its next Parse: no block is handed out twice. Strings stay valid for
+// good, whatever the Parser does next; one of 65 to 1024 bytes kept for
+// long keeps alive the 4 KiB chunk it was cut from (see strArena), which
+// Clone does not change (it shares strings). A Parser is not safe for
 // concurrent use; the zero Parser uses the zero Options.
 type Parser struct {
 	Options Options
