@@ -112,7 +112,11 @@ func (x *Extractor) Extract(schema *jsonv.Value) *Skeleton {
 		}
 		x.tm.slots[i].reset(n)
 	}
-	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm, slots: slots}
+	var keys []uint8
+	if w.inOrder && ordered != nil && len(w.keys) == len(ordered) {
+		keys = w.keys
+	}
+	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm, slots: slots, keys: keys}
 	return &x.sk
 }
 
@@ -135,6 +139,7 @@ func (w *walker) reset() {
 	clear(w.recs) // the records keep no schema nodes alive
 	w.recs = w.recs[:0]
 	w.slots = w.slots[:0]
+	w.keys = w.keys[:0]
 	w.slotUses = w.slotUses[:0]
 	if cap(w.slotUses) > maxKept {
 		w.slotUses = nil
@@ -176,7 +181,9 @@ func (w *walker) reset() {
 // visits properties in sorted order, depth first), every path is new and
 // the records are kept in order too, in recs, so that Extract need not
 // sort the paths or look their records up again.
-func (w *walker) put(path string, rec Record, slot int32) {
+//
+// keys gives the retained keys of rec's constraints (see Skeleton.keys).
+func (w *walker) put(path string, rec Record, slot int32, keys uint8) {
 	if w.inOrder {
 		if n := len(w.order); n == 0 || w.order[n-1] < path {
 			w.records[path] = rec
@@ -184,6 +191,7 @@ func (w *walker) put(path string, rec Record, slot int32) {
 			if len(w.recs) < maxKept {
 				w.recs = append(w.recs, rec)
 				w.slots = append(w.slots, slot)
+				w.keys = append(w.keys, keys)
 			}
 			return
 		}
@@ -213,6 +221,9 @@ type walker struct {
 	// of records of each slot (see walker.slot).
 	slots    []int32
 	slotUses []int32
+	// keys are the retained keys of recs' constraints (see
+	// Skeleton.keys).
+	keys []uint8
 	// ancestors are the object nodes on the current walk path, compared by
 	// identity; at most MaxDepth+1 long, so a linear scan is cheap.
 	ancestors []*jsonv.Value
@@ -283,7 +294,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		// untyped record; the parent's required flag is deliberately dropped,
 		// as the reference does.
 		if path != "" {
-			w.put(path, Record{Constraints: w.openConstraints()}, 0)
+			w.put(path, Record{Constraints: w.openConstraints()}, 0, 1)
 		}
 		return
 	}
@@ -296,7 +307,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 			if !w.charge(len(info.literal)) {
 				return
 			}
-			w.put(key, opaque(required, "$ref", jsonv.NewString(info.literal)), 0)
+			w.put(key, opaque(required, "$ref", jsonv.NewString(info.literal)), 0, 0)
 			return
 		}
 		if !w.charge(len(r)) {
@@ -305,10 +316,10 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		t, res := w.resolve(r)
 		switch res {
 		case refOpaque:
-			w.put(key, opaque(required, "$ref", jsonv.NewString(r)), 0)
+			w.put(key, opaque(required, "$ref", jsonv.NewString(r)), 0, 0)
 			return
 		case refCycle:
-			w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)), 0)
+			w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)), 0, 0)
 			return
 		}
 		if w.refs == nil {
@@ -320,7 +331,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		return
 	}
 	if depth > MaxDepth || w.isAncestor(node) {
-		w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)), 0)
+		w.put(key, opaque(required, "_truncated", jsonv.NewBool(true)), 0, 0)
 		return
 	}
 	// The enum and constraints are shared between visits but written out
@@ -329,7 +340,7 @@ func (w *walker) walk(node *jsonv.Value, path string, required bool, depth int) 
 		return
 	}
 	w.ancestors = append(w.ancestors, node)
-	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons}, w.slot(info, required))
+	w.put(key, Record{Type: info.typ, Required: required, Enum: info.enum, Constraints: info.cons}, w.slot(info, required), info.keys)
 	// The children's paths are cut from one string, one allocation for
 	// them all, unless together they are long: then each is made when
 	// its walk comes, so that a walk stopped at MaxWork has not made the
@@ -457,11 +468,13 @@ type nodeInfo struct {
 	literal string
 	// weight is the written size of enum and constraints, charged per record.
 	weight int
-	typ    []string
-	enum   *jsonv.Value
-	cons   *jsonv.Value
-	props  []child
-	items  *jsonv.Value // the "items" object, nil unless it is an object
+	// keys are the retained keys of cons, as bits (see Skeleton.keys).
+	keys  uint8
+	typ   []string
+	enum  *jsonv.Value
+	cons  *jsonv.Value
+	props []child
+	items *jsonv.Value // the "items" object, nil unless it is an object
 }
 
 // child is one member of "properties", with its required flag.
@@ -474,26 +487,36 @@ type child struct {
 // retained lists the constraint keys a record keeps, in code-point order.
 var retained = [...]string{"additionalProperties", "format", "maxLength", "maximum", "minLength", "minimum", "pattern"}
 
-// retainedIndex is the index of key in retained, or -1: one switch
-// rather than a scan of retained.
+// retainedIndex is the index of key in retained, or -1. The key's length
+// and a byte or two pick the one candidate, which one comparison confirms:
+// cheaper than a switch's search among the seven strings.
 func retainedIndex(key string) int {
-	switch key {
-	case "additionalProperties":
-		return 0
-	case "format":
-		return 1
-	case "maxLength":
-		return 2
-	case "maximum":
-		return 3
-	case "minLength":
-		return 4
-	case "minimum":
-		return 5
-	case "pattern":
-		return 6
+	var i int
+	switch len(key) {
+	case 20:
+		i = 0
+	case 6:
+		i = 1
+	case 9:
+		if i = 2; key[1] == 'i' {
+			i = 4
+		}
+	case 7:
+		switch {
+		case key[0] == 'p':
+			i = 6
+		case key[1] == 'i':
+			i = 5
+		default:
+			i = 3
+		}
+	default:
+		return -1
 	}
-	return -1
+	if key != retained[i] {
+		return -1
+	}
+	return i
 }
 
 // info returns node's facts, computing them on the first visit. Members are
@@ -560,6 +583,7 @@ func (w *walker) info(node *jsonv.Value, depth int) *nodeInfo {
 	in.typ = w.normType(typ)
 	in.enum = w.normEnum(enum)
 	in.cons, in.weight = w.constraints(&cons, present)
+	in.keys = present | 1 // additionalProperties is always there
 	if in.enum != nil {
 		in.weight += in.enum.CompactLen()
 	}

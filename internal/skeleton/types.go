@@ -83,4 +83,10 @@ type Skeleton struct {
 	// slots the slot of each record of ordered, or nil (see templates).
 	tm    *templates
 	slots []int32
+	// keys has a byte for each record of ordered, or is nil: bit i of a
+	// nonzero byte says its constraints object has the retained key
+	// retained[i], and the members are those keys in retained's order
+	// (as the walk builds them), so that writers need not check the
+	// keys; 0 says nothing.
+	keys []uint8
 }

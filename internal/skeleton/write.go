@@ -1,6 +1,8 @@
 package skeleton
 
 import (
+	"math/bits"
+
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/pyfmt"
@@ -40,22 +42,38 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 		return append(dst, "null"...)
 	}
 	paths, recs, slots := s.orderedRecords()
+	known := s.orderedKeys()
 	dst = append(pyfmt.Newline(append(dst, '{'), indent, level+1), `"props": `...)
 	if len(paths) == 0 {
 		dst = append(dst, "{}"...)
 	} else {
+		var lay *layout
+		if s.tm != nil {
+			lay = s.tm.layoutAt(indent, level+2)
+		}
 		dst = append(dst, '{')
 		for i, p := range paths {
-			if i > 0 {
-				dst = append(dst, ',')
+			r := &recs[i]
+			if lay != nil {
+				if i == 0 {
+					dst = append(dst, lay.path[1:]...)
+				} else {
+					dst = append(dst, lay.path...)
+				}
+			} else {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = pyfmt.Newline(dst, indent, level+2)
 			}
-			dst = pyfmt.Newline(dst, indent, level+2)
 			dst = jsonv.AppendQuoted(dst, p)
 			dst = append(dst, ": "...)
-			if t := s.tm.textsFor(&recs[i], i, slots); t != nil {
-				dst = append(dst, t.indentText(&recs[i], indent, level+2)...)
+			if t := s.tm.textsFor(r, i, slots); t != nil {
+				dst = append(dst, t.indentText(r, indent, level+2)...)
+			} else if lay != nil {
+				dst = r.appendIndentLaid(dst, indent, level+2, s.tm, lay, keyBits(known, i))
 			} else {
-				dst = recs[i].appendIndent(dst, indent, level+2, s.tm)
+				dst = r.appendIndent(dst, indent, level+2, nil)
 			}
 		}
 		dst = append(pyfmt.Newline(dst, indent, level+1), '}')
@@ -96,6 +114,180 @@ func (r Record) appendIndent(dst []byte, indent, level int, tm *templates) []byt
 	}
 	dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
 	return r.appendIndentConstraints(dst, indent, level)
+}
+
+// layout holds the fixed runs of bytes of a record's indented text at one
+// (indent, level), so that a record is written as a few copies of whole
+// runs with its variable parts between them, rather than line by line.
+// in stands for level+1 blanks times indent, the record's members'
+// indentation, and in+1 for that of its constraints' members.
+type layout struct {
+	at [2]int
+	// path is ",\n" and the indentation of a record's path (level's):
+	// the text before each path but the first, which drops the comma.
+	path []byte
+	// keys are ",\n<in+1>\"key\": " for each retained key: the text
+	// before a constraint's value; the first drops the comma for "{".
+	keys [len(retained)][]byte
+	// openTrue and openFalse are "{\n<in+1>\"additionalProperties\": "
+	// with true or false: a walked record's constraints' first member.
+	openTrue, openFalse []byte
+	// item is ",\n<in+1>", the text before an enum's item but the
+	// first, which drops the comma for "[".
+	item []byte
+	// enumEnd closes an enum of items and starts the constraints:
+	// "\n<in>],\n<in>\"constraints\": "; consKey is its part from the
+	// comma on.
+	enumEnd, consKey []byte
+	// tail closes constraints with members and the record:
+	// "\n<in>}\n<level>}"; close is its part from the second line break
+	// on, and empty "{}" and close.
+	tail, close, empty []byte
+	// head is the head text of the record types that are not one of
+	// the kinds' (templates.heads), for the type list headTypes,
+	// required flag headReq and enum or not headEnum; headTypes is the
+	// list's own copy.
+	head      []byte
+	headTypes []string
+	headReq   bool
+	headEnum  bool
+}
+
+// layoutAt returns t's layout for indent and level, making it if the last
+// one was for another.
+func (t *templates) layoutAt(indent, level int) *layout {
+	l := &t.lay
+	if at := [2]int{indent, level}; l.path == nil || l.at != at {
+		l.make(indent, level)
+	}
+	return l
+}
+
+// make fills l for indent and level, reusing its buffers.
+func (l *layout) make(indent, level int) {
+	in := level + 1
+	l.at = [2]int{indent, level}
+	l.path = pyfmt.Newline(append(l.path[:0], ','), indent, level)
+	for k := range retained {
+		l.keys[k] = append(pyfmt.Newline(append(l.keys[k][:0], ','), indent, in+1), retainedKeys[k]...)
+	}
+	l.openTrue = append(append(append(l.openTrue[:0], '{'), l.keys[0][1:]...), "true"...)
+	l.openFalse = append(append(append(l.openFalse[:0], '{'), l.keys[0][1:]...), "false"...)
+	l.item = pyfmt.Newline(append(l.item[:0], ','), indent, in+1)
+	l.enumEnd = append(pyfmt.Newline(append(pyfmt.Newline(l.enumEnd[:0], indent, in), "],"...), indent, in), `"constraints": `...)
+	l.consKey = l.enumEnd[1+indent*in+1:]
+	l.tail = pyfmt.Newline(append(pyfmt.Newline(l.tail[:0], indent, in), '}'), indent, level)
+	l.tail = append(l.tail, '}')
+	l.close = l.tail[1+indent*in+1:]
+	l.empty = append(append(l.empty[:0], "{}"...), l.close...)
+	l.head, l.headTypes = l.head[:0], l.headTypes[:0]
+}
+
+// appendIndentLaid is appendIndent with lay's runs of bytes for the
+// layout of indent and level and tm's heads; kb is the record's byte of
+// Skeleton.keys, or 0.
+func (r *Record) appendIndentLaid(dst []byte, indent, level int, tm *templates, lay *layout, kb uint8) []byte {
+	in := level + 1
+	var head []byte
+	if k := r.typeKind(); k >= 0 {
+		h := &tm.heads[k]
+		if r.Enum == nil {
+			h = &tm.headsNoEnum[k]
+		}
+		if at := [2]int{indent, level}; len(h.text) == 0 || h.at != at {
+			h.text = r.appendIndentHead(h.text[:0], indent, level)
+			if r.Enum == nil {
+				h.text = append(append(h.text, "null"...), lay.consKey...)
+			}
+			h.at = at
+		}
+		head = h.text
+	} else {
+		if len(lay.head) == 0 || lay.headReq != r.Required || lay.headEnum != (r.Enum != nil) || !sameTypes(lay.headTypes, r.Type) {
+			lay.head = r.appendIndentHead(lay.head[:0], indent, level)
+			if r.Enum == nil {
+				lay.head = append(append(lay.head, "null"...), lay.consKey...)
+			}
+			lay.headTypes = append(lay.headTypes[:0], r.Type...)
+			lay.headReq, lay.headEnum = r.Required, r.Enum != nil
+		}
+		head = lay.head
+	}
+	dst = append(dst, head...)
+	if e := r.Enum; e != nil {
+		if e.Kind == jsonv.Array && len(e.Items) > 0 {
+			// pyfmt.AppendIndent's layout of an array.
+			dst = append(dst, '[')
+			for i, it := range e.Items {
+				if i == 0 {
+					dst = append(dst, lay.item[1:]...)
+				} else {
+					dst = append(dst, lay.item...)
+				}
+				if it.Kind == jsonv.String {
+					dst = it.AppendQuotedText(dst)
+				} else {
+					dst = pyfmt.AppendIndent(dst, it, indent, in+1)
+				}
+			}
+			dst = append(dst, lay.enumEnd...)
+		} else {
+			dst = append(pyfmt.AppendIndent(dst, e, indent, in), lay.consKey...)
+		}
+	}
+	c := r.Constraints
+	if c == nil {
+		return append(dst, lay.empty...)
+	}
+	keys, ok := constraintKeys(c, kb)
+	if !ok || len(c.Members) == 0 {
+		return append(pyfmt.AppendIndent(dst, c, indent, in), lay.close...)
+	}
+	for j, m := range c.Members {
+		k := keys[j]
+		v := m.Value
+		if j == 0 {
+			if k == 0 && v.Kind == jsonv.Bool {
+				if v.Bool {
+					dst = append(dst, lay.openTrue...)
+				} else {
+					dst = append(dst, lay.openFalse...)
+				}
+				continue
+			}
+			dst = append(append(dst, '{'), lay.keys[k][1:]...)
+		} else {
+			dst = append(dst, lay.keys[k]...)
+		}
+		switch v.Kind {
+		case jsonv.String:
+			dst = v.AppendQuotedText(dst)
+		case jsonv.Int:
+			if t := v.Text; t != "" && t[0] > '0' {
+				// No sign and no leading zero: the literal is the
+				// int's text (pyfmt.IntText changes only "-0").
+				dst = append(dst, t...)
+			} else {
+				dst = append(dst, pyfmt.IntText(t)...)
+			}
+		default:
+			dst = pyfmt.AppendIndent(dst, v, indent, in+1)
+		}
+	}
+	return append(dst, lay.tail...)
+}
+
+// sameTypes reports whether two type lists are equal.
+func sameTypes(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // appendIndentHead appends the record's indented text up to its enum's
@@ -206,6 +398,7 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 	// the record's tree) costs more than the few records that share it
 	// save.
 	paths, recs, _ := s.orderedRecords()
+	known := s.orderedKeys()
 	// The props object, its records and their type lists sit up to four
 	// levels below the skeleton.
 	if depth+4 > canon.MaxDepth || !codePointIsUTF16Order(paths) {
@@ -227,19 +420,30 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 				continue
 			}
 		}
-		if r.Constraints == nil {
+		if r.Constraints == nil || r.Constraints.Kind == jsonv.Object && len(r.Constraints.Members) == 0 {
 			h.WriteRaw(`:{"constraints":{}`)
-		} else if keys, ok := retainedOrder(r.Constraints); ok {
+		} else if keys, ok := constraintKeys(r.Constraints, keyBits(known, i)); ok {
 			// Retained keys in retained's order are in canonical order
 			// and need no escapes: only the values are canonicalized.
-			h.WriteRaw(`:{"constraints":{`)
 			for j, m := range r.Constraints.Members {
-				k := retainedKeys[keys[j]]
-				if j > 0 {
-					h.WriteRaw(",")
+				v := m.Value
+				if j == 0 {
+					if keys[0] == 0 && v.Kind == jsonv.Bool {
+						// A walked record's first member, written
+						// with the text before it in one piece.
+						if v.Bool {
+							h.WriteRaw(`:{"constraints":{"additionalProperties":true`)
+						} else {
+							h.WriteRaw(`:{"constraints":{"additionalProperties":false`)
+						}
+						continue
+					}
+					h.WriteRaw(`:{"constraints":{`)
+					h.WriteRaw(canonicalKeys[keys[j]][1:])
+				} else {
+					h.WriteRaw(canonicalKeys[keys[j]])
 				}
-				h.WriteRaw(k[:len(k)-1])
-				if err := h.WriteValue(m.Value, depth+4); err != nil {
+				if err := h.WriteValue(v, depth+4); err != nil {
 					return err
 				}
 			}
@@ -317,12 +521,52 @@ func (s *Skeleton) orderedRecords() ([]string, []Record, []int32) {
 	return paths, recs, nil
 }
 
+// orderedKeys returns s.keys when the writers read s.ordered (see
+// orderedRecords), or else nil.
+func (s *Skeleton) orderedKeys() []uint8 {
+	if len(s.ordered) == len(s.Paths) && len(s.Paths) == len(s.Records) && s.ordered != nil && len(s.keys) == len(s.ordered) {
+		return s.keys
+	}
+	return nil
+}
+
+// keyBits is known[i], or 0 past its end.
+func keyBits(known []uint8, i int) uint8 {
+	if i < len(known) {
+		return known[i]
+	}
+	return 0
+}
+
+// constraintKeys is retainedOrder of c, read from kb, c's byte of
+// Skeleton.keys, when that is nonzero: the walk that built c knew its keys.
+func constraintKeys(c *jsonv.Value, kb uint8) (keys [len(retained)]int8, ok bool) {
+	if kb == 0 || len(c.Members) != bits.OnesCount8(kb) {
+		return retainedOrder(c)
+	}
+	for j := 0; kb != 0; j++ {
+		keys[j] = int8(bits.TrailingZeros8(kb))
+		kb &= kb - 1
+	}
+	return keys, true
+}
+
 // codePointIsUTF16Order reports whether sorted paths are also in UTF-16
 // order: the orders differ only between a character above U+FFFF and one
 // from U+E000 to U+FFFF, whose UTF-8 starts with a byte of 0xEE or more.
 func codePointIsUTF16Order(paths []string) bool {
 	for _, p := range paths {
-		for i := 0; i < len(p); i++ {
+		// Eight bytes at a time: only a word with a byte from 0x80 up
+		// (not ASCII) is looked at byte by byte.
+		i := 0
+		for ; i+8 <= len(p); i += 8 {
+			w := uint64(p[i]) | uint64(p[i+1])<<8 | uint64(p[i+2])<<16 | uint64(p[i+3])<<24 |
+				uint64(p[i+4])<<32 | uint64(p[i+5])<<40 | uint64(p[i+6])<<48 | uint64(p[i+7])<<56
+			if w&0x8080808080808080 != 0 {
+				break
+			}
+		}
+		for ; i < len(p); i++ {
 			if p[i] >= 0xEE {
 				return false
 			}
@@ -360,6 +604,8 @@ type templates struct {
 		text []byte
 		at   [2]int
 	}
+	// lay is the fixed texts of the last layout AppendIndent wrote.
+	lay layout
 }
 
 // texts are the written texts of a record, each made on first use: the
@@ -494,6 +740,10 @@ func shallow(v *jsonv.Value) bool {
 // retainedKeys are the retained keys as an indented object writes them,
 // quoted, with the colon and a blank; canonical text drops the blank.
 var retainedKeys = [len(retained)]string{`"additionalProperties": `, `"format": `, `"maxLength": `, `"maximum": `, `"minLength": `, `"minimum": `, `"pattern": `}
+
+// canonicalKeys are the retained keys as canonical text writes them after
+// another member: a comma, the quoted key and the colon.
+var canonicalKeys = [len(retained)]string{`,"additionalProperties":`, `,"format":`, `,"maxLength":`, `,"maximum":`, `,"minLength":`, `,"minimum":`, `,"pattern":`}
 
 // retainedOrder reports whether the members of obj, an object, are
 // retained keys, each once and in retained's order (as the walk builds

@@ -1,0 +1,133 @@
+package skeleton
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// laidValues are constraint values for TestLaidConstraints: ints (a
+// negative zero among them), floats whose Python repr differs from the
+// literal, strings needing escapes, a boolean, null and nested values.
+var laidValues = []string{
+	`7`, `-0`, `0`, `1234567890123456789012`, `-3`,
+	`101.0`, `1e2`, `0.5`, `-0.0`, `1e-7`, `1.5e300`, `0.00012`, `123456789012345678.5`,
+	`"^[a-z]+$"`, `"a\"b\\c\n\u00e9\u2028\u0001"`, `""`,
+	`false`, `true`, `null`,
+	`{"b":1,"a":[1.50,{}]}`, `[]`, `{}`, `["x",[2.0]]`,
+}
+
+// TestLaidConstraints holds an Extractor's writers (its layout texts,
+// kept heads and the walk's known constraint keys) to Value's tree on
+// records with every set of retained keys, values of every kind, enums
+// and type lists, in one skeleton and across reused walks, at the
+// layouts checkWritersMatch uses (the lock's indent 2 and level 3 among
+// them).
+func TestLaidConstraints(t *testing.T) {
+	types := []string{``, `"type":"string",`, `"type":["null","string"],`, `"type":["integer","string"],`, `"type":"Integer",`, `"type":[],`}
+	enums := []string{``, `"enum":["b","a",null],`, `"enum":[2,1.0,"x\u00e9",{"z":[1]},[true]],`, `"enum":[],`, `"enum":[null],`}
+	var x Extractor
+	for round := range 3 {
+		var props []string
+		var req []string
+		for mask := range 1 << len(retained) {
+			var members []string
+			for i, k := range retained {
+				if mask&(1<<i) != 0 {
+					members = append(members, fmt.Sprintf(`"%s":%s`, k, laidValues[(mask+i*5+round)%len(laidValues)]))
+				}
+			}
+			name := fmt.Sprintf("p%03d", mask)
+			node := "{" + types[(mask+round)%len(types)] + enums[(mask/3+round)%len(enums)] + strings.Join(members, ",") + "}"
+			node = strings.Replace(node, ",}", "}", 1)
+			props = append(props, fmt.Sprintf(`"%s":%s`, name, node))
+			if mask%3 == round {
+				req = append(req, `"`+name+`"`)
+			}
+			// Neighbours of one type list that is not a kind's, with
+			// and without an enum and required, for the kept head.
+			q := fmt.Sprintf("q%03d", mask)
+			qe := ``
+			if mask%4 < 2 {
+				qe = `"enum":["a",null],`
+			}
+			props = append(props, fmt.Sprintf(`"%s":{"type":["null","string"],%s"maxLength":%d}`, q, qe, mask))
+			if (mask+round)%2 == 0 {
+				req = append(req, `"`+q+`"`)
+			}
+		}
+		schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `]}`
+		v := parse(t, schema)
+		checkAgainstTree(t, x.Extract(v), v, fmt.Sprintf("round %d", round))
+		// A small schema between, so that the next walk reuses what this
+		// one left.
+		w := parse(t, `{"properties":{"a":{"type":["null","string"],"maxLength":3},"b":{"pattern":"\\d","format":"x"}}}`)
+		checkAgainstTree(t, x.Extract(w), w, "small")
+	}
+	// Each retained key alone and all together, each value, one record
+	// per walk.
+	for _, val := range laidValues {
+		for _, k := range retained {
+			v := parse(t, fmt.Sprintf(`{"properties":{"a":{"type":"string","%s":%s}}}`, k, val))
+			checkAgainstTree(t, x.Extract(v), v, k+" "+val)
+		}
+		var all []string
+		for _, k := range retained {
+			all = append(all, fmt.Sprintf(`"%s":%s`, k, val))
+		}
+		v := parse(t, `{"properties":{"a":{"enum":["q"],`+strings.Join(all, ",")+`}}}`)
+		checkAgainstTree(t, x.Extract(v), v, "all "+val)
+	}
+}
+
+// TestCodePointIsUTF16Order holds the word-at-a-time scan to a byte loop
+// on paths with characters of every UTF-8 length at offsets around the
+// word boundaries.
+func TestCodePointIsUTF16Order(t *testing.T) {
+	slow := func(paths []string) bool {
+		for _, p := range paths {
+			for i := 0; i < len(p); i++ {
+				if p[i] >= 0xEE {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, c := range []string{"a", "\u00e9", "\u0800", "\ud7ff", "\ue000", "\uffff", "\U00010000", "\x7f"} {
+		for pre := range 20 {
+			for post := range 10 {
+				p := strings.Repeat("x", pre) + c + strings.Repeat("y", post)
+				for _, paths := range [][]string{{p}, {"plain.path.longer", p}, {p, "z"}} {
+					if got, want := codePointIsUTF16Order(paths), slow(paths); got != want {
+						t.Fatalf("codePointIsUTF16Order(%q) = %v, want %v", paths, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRetainedIndexNearMisses: a key one byte away from a retained key,
+// or a prefix or extension of one, is not retained.
+func TestRetainedIndexNearMisses(t *testing.T) {
+	for _, k := range retained {
+		for i := range len(k) {
+			for _, c := range []byte{'a', 'i', 'p', 'x', 'L', 0} {
+				b := []byte(k)
+				if b[i] == c {
+					continue
+				}
+				b[i] = c
+				if got := retainedIndex(string(b)); got != -1 {
+					t.Errorf("retainedIndex(%q) = %d", b, got)
+				}
+			}
+		}
+		for _, m := range []string{k[:len(k)-1], k + "s", " " + k} {
+			if got := retainedIndex(m); got != -1 {
+				t.Errorf("retainedIndex(%q) = %d", m, got)
+			}
+		}
+	}
+}
