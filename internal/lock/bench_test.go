@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/benchdata"
+	"github.com/wardenlock/warden/internal/caps"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/surface"
 )
@@ -77,6 +78,37 @@ func peakHeapDuring(f func()) uint64 {
 
 func BenchmarkBuild1k(b *testing.B)  { benchBuild(b, 1000) }
 func BenchmarkBuild10k(b *testing.B) { benchBuild(b, 10000) }
+
+// BenchmarkBuildToolText is pin --surface's per-tool lock work on 1,000
+// generated tools: BuildToolText of each (analysed outside the timed
+// loop) into one reused buffer, the entries kept only as names and
+// digests.
+func BenchmarkBuildToolText(b *testing.B) {
+	data := genSurfaceJSON(1000)
+	v, err := jsonv.Parse(data, jsonv.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	as := make([]*caps.Analysis, len(s.Tools))
+	for i, t := range s.Tools {
+		as[i] = caps.Analyze(t.Name, t.InputSchema)
+	}
+	bl := NewBuilder()
+	var text []byte
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, t := range s.Tools {
+			if _, text, err = bl.BuildToolText(t, as[i], text[:0], nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
 
 func benchReadVerify(b *testing.B, n int) {
 	v, err := jsonv.Parse(genSurfaceJSON(n), jsonv.Options{})

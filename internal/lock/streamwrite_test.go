@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/pyfmt"
 	"github.com/wardenlock/warden/internal/surface"
 )
 
@@ -216,6 +217,19 @@ func TestBuildToolText(t *testing.T) {
 			if !keep && (got.Name != want.Name || got.EntryDigest != want.EntryDigest || !got.SchemaSkeleton.IsZero() || got.InputSchemaHash != "") {
 				t.Errorf("%s: cut-down entry is %+v", tool.Name, got)
 			}
+		}
+	}
+}
+
+// TestToolBreaks: the constant breaks toolWith writes are pyfmt's
+// newlines at the levels of a tool entry.
+func TestToolBreaks(t *testing.T) {
+	for _, tc := range []struct {
+		got   string
+		level int
+	}{{itemBreak, 2}, {memberBreak, 3}, {capabilityBreak, 4}} {
+		if want := string(pyfmt.Newline(nil, lockIndent, tc.level)); tc.got != want {
+			t.Errorf("level %d: %q, want %q", tc.level, tc.got, want)
 		}
 	}
 }

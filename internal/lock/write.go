@@ -280,29 +280,58 @@ func (e *encoder) tool(t *Tool) {
 
 // toolWith is tool with the skeletons written by skel and out, which
 // append the input and output schema skeleton as member values at level.
+// The entry's members sit at a fixed level, so their keys are written
+// with the line breaks and indentation before them as one constant each.
 func (e *encoder) toolWith(t *Tool, skel, out func(level int)) {
-	const level = 3 // the entry's members
-	e.b = append(e.b, '{')
-	e.stringMember(true, "name", t.Name, level)
-	e.stringMember(false, "description_hash", t.DescriptionHash, level)
-	e.stringMember(false, "input_schema_hash", t.InputSchemaHash, level)
-	e.member(false, "capabilities", level)
-	e.array(len(t.Capabilities), level+1, func(i int) { e.b = jsonv.AppendQuoted(e.b, t.Capabilities[i]) })
+	const level = 3 // the entry's members, at memberBreak's indentation
+	e.b = append(e.b, "{"+memberBreak+`"name": `...)
+	e.b = jsonv.AppendQuoted(e.b, t.Name)
+	e.b = append(e.b, ","+memberBreak+`"description_hash": `...)
+	e.b = jsonv.AppendQuoted(e.b, t.DescriptionHash)
+	e.b = append(e.b, ","+memberBreak+`"input_schema_hash": `...)
+	e.b = jsonv.AppendQuoted(e.b, t.InputSchemaHash)
+	e.b = append(e.b, ","+memberBreak+`"capabilities": `...)
+	if len(t.Capabilities) == 0 {
+		e.b = append(e.b, "[]"...)
+	} else {
+		e.b = append(e.b, '[')
+		for i, c := range t.Capabilities {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, capabilityBreak...)
+			e.b = jsonv.AppendQuoted(e.b, c)
+			e.maybeFlush()
+		}
+		e.b = append(e.b, memberBreak+"]"...)
+	}
 	if t.Inspection != nil {
-		e.member(false, "inspection", level)
+		e.b = append(e.b, ","+memberBreak+`"inspection": `...)
 		e.b = pyfmt.AppendIndent(e.b, t.Inspection, lockIndent, level)
 	}
-	e.member(false, "schema_skeleton", level)
+	e.b = append(e.b, ","+memberBreak+`"schema_skeleton": `...)
 	skel(level)
 	if t.HasV4 {
-		e.stringMember(false, "annotations_hash", t.AnnotationsHash, level)
-		e.stringMember(false, "output_schema_hash", t.OutputSchemaHash, level)
-		e.member(false, "output_schema_skeleton", level)
+		e.b = append(e.b, ","+memberBreak+`"annotations_hash": `...)
+		e.b = jsonv.AppendQuoted(e.b, t.AnnotationsHash)
+		e.b = append(e.b, ","+memberBreak+`"output_schema_hash": `...)
+		e.b = jsonv.AppendQuoted(e.b, t.OutputSchemaHash)
+		e.b = append(e.b, ","+memberBreak+`"output_schema_skeleton": `...)
 		out(level)
 	}
-	e.stringMember(false, "entry_digest", t.EntryDigest, level)
-	e.b = append(pyfmt.Newline(e.b, lockIndent, level-1), '}')
+	e.b = append(e.b, ","+memberBreak+`"entry_digest": `...)
+	e.b = jsonv.AppendQuoted(e.b, t.EntryDigest)
+	e.b = append(e.b, itemBreak+"}"...)
 }
+
+// memberBreak and capabilityBreak are the line breaks and indentation
+// before a tool entry's members (level 3) and before the items of its
+// capabilities (level 4); itemBreak (level 2) comes before its closing
+// brace. TestToolBreaks holds them to pyfmt.Newline.
+const (
+	memberBreak     = "\n      "
+	capabilityBreak = "\n        "
+)
 
 // WriteFile writes l to path atomically: the text goes through a buffered
 // writer to a temporary file in the same directory, which is synced and
