@@ -191,3 +191,28 @@ func BenchmarkToolsPin(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolsIndentKept is BenchmarkToolsIndent for skeletons from
+// Extractors, as the lock builder's are: with the texts an Extractor
+// keeps for its writers (one Extractor per tool, so that all the
+// skeletons stay valid).
+func BenchmarkToolsIndentKept(b *testing.B) {
+	v := parse(b, string(benchdata.Surface(100, nil)))
+	tools := v.Get("tools").Items
+	xs := make([]Extractor, len(tools))
+	var sks []*Skeleton
+	size := 0
+	for i, t := range tools {
+		sk := xs[i].Extract(t.Get("inputSchema"))
+		sks = append(sks, sk)
+		size += len(sk.AppendIndent(nil, 2, 3))
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var buf []byte
+	for b.Loop() {
+		for _, sk := range sks {
+			buf = sk.AppendIndent(buf[:0], 2, 3)
+		}
+	}
+}

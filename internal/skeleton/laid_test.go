@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/pyfmt"
 )
 
 // laidValues are constraint values for TestLaidConstraints: ints (a
@@ -128,6 +131,37 @@ func TestRetainedIndexNearMisses(t *testing.T) {
 			if got := retainedIndex(m); got != -1 {
 				t.Errorf("retainedIndex(%q) = %d", m, got)
 			}
+		}
+	}
+}
+
+// TestAppendIndentValue holds appendIndentValue's own scalars (ints,
+// floats that are their own repr) to pyfmt.AppendIndent on number
+// literals around plainRepr's limits.
+func TestAppendIndentValue(t *testing.T) {
+	lits := []string{
+		"0", "-0", "7", "-7", "10", "1234567890123456789012",
+		"0.0", "-0.0", "1.0", "101.0", "1.5", "1.50", "1.00", "10.0", "100.05", "0.5", "0.0001", "0.00001",
+		"1e2", "1E2", "1.5e3", "-1.5",
+		"99999999999999.9", "999999999999999.9", "123456789012345.0", "1234567890123456.0",
+		"12345678901234.5", "1.23456789012345", "1.234567890123456", "9007199254740993.0",
+		"1.7976931348623157e308", "1e400", "-1e400", "5e-324",
+	}
+	for _, lit := range lits {
+		v, err := jsonv.Parse([]byte(lit), jsonv.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		for _, level := range []int{0, 4} {
+			if got, want := string(appendIndentValue(nil, v, 2, level)), string(pyfmt.AppendIndent(nil, v, 2, level)); got != want {
+				t.Errorf("appendIndentValue(%s) = %s, want %s", lit, got, want)
+			}
+		}
+	}
+	// Hand-built literals the parser would refuse.
+	for _, v := range []*jsonv.Value{{Kind: jsonv.Int, Text: "00"}, {Kind: jsonv.Int, Text: "-00"}, {Kind: jsonv.Float, Text: "01.5"}, {Kind: jsonv.Float, Text: "1..5"}, {Kind: jsonv.Float, Text: "1."}, {Kind: jsonv.Float, Text: ".5"}, {Kind: jsonv.Float, Text: "00.5"}} {
+		if got, want := string(appendIndentValue(nil, v, 2, 1)), string(pyfmt.AppendIndent(nil, v, 2, 1)); got != want {
+			t.Errorf("appendIndentValue(%s) = %s, want %s", v.Text, got, want)
 		}
 	}
 }

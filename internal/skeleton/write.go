@@ -224,11 +224,7 @@ func (r *Record) appendIndentLaid(dst []byte, indent, level int, tm *templates, 
 				} else {
 					dst = append(dst, lay.item...)
 				}
-				if it.Kind == jsonv.String {
-					dst = it.AppendQuotedText(dst)
-				} else {
-					dst = pyfmt.AppendIndent(dst, it, indent, in+1)
-				}
+				dst = appendIndentValue(dst, it, indent, in+1)
 			}
 			dst = append(dst, lay.enumEnd...)
 		} else {
@@ -259,22 +255,54 @@ func (r *Record) appendIndentLaid(dst []byte, indent, level int, tm *templates, 
 		} else {
 			dst = append(dst, lay.keys[k]...)
 		}
-		switch v.Kind {
-		case jsonv.String:
-			dst = v.AppendQuotedText(dst)
-		case jsonv.Int:
-			if t := v.Text; t != "" && t[0] > '0' {
-				// No sign and no leading zero: the literal is the
-				// int's text (pyfmt.IntText changes only "-0").
-				dst = append(dst, t...)
-			} else {
-				dst = append(dst, pyfmt.IntText(t)...)
-			}
-		default:
-			dst = pyfmt.AppendIndent(dst, v, indent, in+1)
-		}
+		dst = appendIndentValue(dst, v, indent, in+1)
 	}
 	return append(dst, lay.tail...)
+}
+
+// appendIndentValue is pyfmt.AppendIndent of v at indent and level, with
+// the commonest scalars written here.
+func appendIndentValue(dst []byte, v *jsonv.Value, indent, level int) []byte {
+	switch v.Kind {
+	case jsonv.String:
+		return v.AppendQuotedText(dst)
+	case jsonv.Int:
+		if t := v.Text; t != "" && (t[0] > '0' || t == "0") {
+			// No sign and no leading zero: the literal is the int's
+			// text (pyfmt.IntText changes only "-0").
+			return append(dst, t...)
+		}
+	case jsonv.Float:
+		if plainRepr(v.Text) {
+			return append(dst, v.Text...)
+		}
+	}
+	return pyfmt.AppendIndent(dst, v, indent, level)
+}
+
+// plainRepr reports whether a float literal is its own Python repr:
+// digits, a point and digits, without sign or exponent, the integer part
+// without leading zero (nor 0), the fraction without trailing zero unless
+// it is one 0, and 15 significant digits at most, so that the float's
+// shortest round-trip digits are the literal's own and its magnitude, from
+// 1 up to below 1e15, is where repr writes no exponent (see pyfmt's
+// appendPlainFloat, which writes such a literal as it is).
+func plainRepr(lit string) bool {
+	dot := -1
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		if c == '.' && dot < 0 {
+			dot = i
+			continue
+		}
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	if dot <= 0 || dot == len(lit)-1 || len(lit) > 16 || lit[0] == '0' {
+		return false
+	}
+	return lit[len(lit)-1] != '0' || dot == len(lit)-2
 }
 
 // sameTypes reports whether two type lists are equal.
