@@ -116,8 +116,33 @@ func (x *Extractor) Extract(schema *jsonv.Value) *Skeleton {
 	if w.inOrder && ordered != nil && len(w.keys) == len(ordered) {
 		keys = w.keys
 	}
-	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm, slots: slots, keys: keys}
+	x.sk = Skeleton{Paths: paths, Records: w.records, Incomplete: w.stopped, ordered: ordered, tm: &x.tm, slots: slots, keys: keys, plain: w.plainPaths}
 	return &x.sk
+}
+
+// plainPath reports whether p is printable ASCII without a quote or
+// backslash: its JSON string is p in quotes, and its UTF-16 order is its
+// byte order. It looks at eight bytes at a time.
+func plainPath(p string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		w := uint64(p[i]) | uint64(p[i+1])<<8 | uint64(p[i+2])<<16 | uint64(p[i+3])<<24 |
+			uint64(p[i+4])<<32 | uint64(p[i+5])<<40 | uint64(p[i+6])<<48 | uint64(p[i+7])<<56
+		// With no byte from 0x80 up, (x-n*ones)&^x has a high bit set
+		// if and only if a byte of x is below n: a byte below 0x20, or
+		// a zero byte of w xor a quote or backslash in every byte.
+		q, b := w^('"'*ones), w^('\\'*ones)
+		if w&highs != 0 || ((w-0x20*ones)&^w|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // maxKept is the most records or node facts whose map a walk keeps for the
@@ -145,6 +170,7 @@ func (w *walker) reset() {
 		w.slotUses = nil
 	}
 	w.inOrder = true
+	w.plainPaths = true
 	w.ancestors = w.ancestors[:0]
 	clear(w.refs)
 	clear(w.infos)
@@ -184,6 +210,9 @@ func (w *walker) reset() {
 //
 // keys gives the retained keys of rec's constraints (see Skeleton.keys).
 func (w *walker) put(path string, rec Record, slot int32, keys uint8) {
+	if w.plainPaths && !plainPath(path) {
+		w.plainPaths = false
+	}
 	if w.inOrder {
 		if n := len(w.order); n == 0 || w.order[n-1] < path {
 			w.records[path] = rec
@@ -224,6 +253,8 @@ type walker struct {
 	// keys are the retained keys of recs' constraints (see
 	// Skeleton.keys).
 	keys []uint8
+	// plainPaths says every path put so far is plain (see plainPath).
+	plainPaths bool
 	// ancestors are the object nodes on the current walk path, compared by
 	// identity; at most MaxDepth+1 long, so a linear scan is cheap.
 	ancestors []*jsonv.Value

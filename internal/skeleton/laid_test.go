@@ -165,3 +165,35 @@ func TestAppendIndentValue(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPath holds plainPath to a byte loop, with every byte value at
+// offsets around the word boundaries, and the writers to Value's tree on
+// skeletons whose paths need escapes or sort differently in UTF-16.
+func TestPlainPath(t *testing.T) {
+	slow := func(p string) bool {
+		for i := 0; i < len(p); i++ {
+			if c := p[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for c := range 256 {
+		for pre := range 18 {
+			for _, post := range []int{0, 1, 7, 8, 9} {
+				p := strings.Repeat("x", pre) + string([]byte{byte(c)}) + strings.Repeat("~", post)
+				if got, want := plainPath(p), slow(p); got != want {
+					t.Fatalf("plainPath(%q) = %v, want %v", p, got, want)
+				}
+			}
+		}
+	}
+	var x Extractor
+	for _, k := range []string{`a\"b`, `a\\b`, `\u00e9`, `\ue000`, `\ud800\udc00`, `\n`, `\u001f`, `\u007f`, `long_prefix_key\"`, `long_prefix_key_\u00e9x`, `plain_key_long_enough`} {
+		s := `{"properties":{"` + k + `":{"type":"object","properties":{"x":{"type":"string","maxLength":1}}},"b":{"type":"integer"},"\uffff":{"enum":["a"]}}}`
+		v := parse(t, s)
+		checkAgainstTree(t, x.Extract(v), v, s)
+		w := parse(t, `{"properties":{"plain":{"type":"string"}}}`)
+		checkAgainstTree(t, x.Extract(w), w, "plain after "+k)
+	}
+}

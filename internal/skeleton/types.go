@@ -89,4 +89,7 @@ type Skeleton struct {
 	// (as the walk builds them), so that writers need not check the
 	// keys; 0 says nothing.
 	keys []uint8
+	// plain says that every path of the walk is plain (see plainPath),
+	// for writers that read ordered.
+	plain bool
 }

@@ -43,6 +43,7 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 	}
 	paths, recs, slots := s.orderedRecords()
 	known := s.orderedKeys()
+	plain := s.plainPaths()
 	dst = append(pyfmt.Newline(append(dst, '{'), indent, level+1), `"props": `...)
 	if len(paths) == 0 {
 		dst = append(dst, "{}"...)
@@ -54,20 +55,30 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 		dst = append(dst, '{')
 		for i, p := range paths {
 			r := &recs[i]
-			if lay != nil {
+			switch {
+			case lay != nil && plain:
+				// The path needs no escapes: the text around it is
+				// fixed.
 				if i == 0 {
 					dst = append(dst, lay.path[1:]...)
 				} else {
 					dst = append(dst, lay.path...)
 				}
-			} else {
+				dst = append(append(dst, p...), `": `...)
+			case lay != nil:
+				if i == 0 {
+					dst = append(dst, lay.path[1:len(lay.path)-1]...)
+				} else {
+					dst = append(dst, lay.path[:len(lay.path)-1]...)
+				}
+				dst = append(jsonv.AppendQuoted(dst, p), ": "...)
+			default:
 				if i > 0 {
 					dst = append(dst, ',')
 				}
 				dst = pyfmt.Newline(dst, indent, level+2)
+				dst = append(jsonv.AppendQuoted(dst, p), ": "...)
 			}
-			dst = jsonv.AppendQuoted(dst, p)
-			dst = append(dst, ": "...)
 			if t := s.tm.textsFor(r, i, slots); t != nil {
 				dst = append(dst, t.indentText(r, indent, level+2)...)
 			} else if lay != nil {
@@ -123,8 +134,9 @@ func (r Record) appendIndent(dst []byte, indent, level int, tm *templates) []byt
 // indentation, and in+1 for that of its constraints' members.
 type layout struct {
 	at [2]int
-	// path is ",\n" and the indentation of a record's path (level's):
-	// the text before each path but the first, which drops the comma.
+	// path is ",\n", the indentation of a record's path (level's) and
+	// its opening quote: the text before each path but the first, which
+	// drops the comma.
 	path []byte
 	// keys are ",\n<in+1>\"key\": " for each retained key: the text
 	// before a constraint's value; the first drops the comma for "{".
@@ -167,7 +179,7 @@ func (t *templates) layoutAt(indent, level int) *layout {
 func (l *layout) make(indent, level int) {
 	in := level + 1
 	l.at = [2]int{indent, level}
-	l.path = pyfmt.Newline(append(l.path[:0], ','), indent, level)
+	l.path = append(pyfmt.Newline(append(l.path[:0], ','), indent, level), '"')
 	for k := range retained {
 		l.keys[k] = append(pyfmt.Newline(append(l.keys[k][:0], ','), indent, in+1), retainedKeys[k]...)
 	}
@@ -427,19 +439,32 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 	// save.
 	paths, recs, _ := s.orderedRecords()
 	known := s.orderedKeys()
+	plain := s.plainPaths()
 	// The props object, its records and their type lists sit up to four
 	// levels below the skeleton.
-	if depth+4 > canon.MaxDepth || !codePointIsUTF16Order(paths) {
+	if depth+4 > canon.MaxDepth || !plain && !codePointIsUTF16Order(paths) {
 		return h.WriteValue(s.Value(), depth)
 	}
 	h.WriteRaw(`{"props":{`)
 	for i, p := range paths {
 		// Fixed texts between the variable parts are written in one
 		// piece each.
-		if i > 0 {
+		switch {
+		case plain:
+			// The path needs no escapes.
+			if i > 0 {
+				h.WriteRaw(`,"`)
+			} else {
+				h.WriteRaw(`"`)
+			}
+			h.WriteRaw(p)
+			h.WriteRaw(`"`)
+		case i > 0:
 			h.WriteRaw(",")
+			fallthrough
+		default:
+			h.WriteString(p)
 		}
-		h.WriteString(p)
 		r := &recs[i]
 		if t := s.tm.textsFor(r, i, nil); t != nil {
 			if text := t.canonicalText(r); text != nil {
@@ -556,6 +581,12 @@ func (s *Skeleton) orderedKeys() []uint8 {
 		return s.keys
 	}
 	return nil
+}
+
+// plainPaths reports whether the writers read s.ordered (see
+// orderedRecords) and every path is plain (see plainPath).
+func (s *Skeleton) plainPaths() bool {
+	return s.plain && len(s.ordered) == len(s.Paths) && len(s.Paths) == len(s.Records) && s.ordered != nil
 }
 
 // keyBits is known[i], or 0 past its end.
