@@ -935,9 +935,9 @@ const wideObject = 64
 // intern table's) for the duplicate check, and whether it was written
 // without escapes.
 func (d *Decoder) key() (s string, h uint64, plain bool, err error) {
-	if w, n, ok := d.shortString(); ok {
-		h := internHash(w, 0, n)
-		return d.internShort(w, n, h), h, true, nil
+	if a, b, n, ok := d.shortString(); ok {
+		h := internHash(a, b, n)
+		return d.internShort(a, b, n, h), h, true, nil
 	}
 	raw, plain, err := d.plainString()
 	if err != nil {
@@ -962,34 +962,49 @@ func (d *Decoder) str() (string, error) {
 // that the string has nothing AppendQuoted escapes: a literal without a
 // backslash holds no quote, backslash or control character.
 func (d *Decoder) plainStr() (string, bool, error) {
-	if w, n, ok := d.shortString(); ok {
-		return d.internShort(w, n, internHash(w, 0, n)), true, nil
+	if a, b, n, ok := d.shortString(); ok {
+		return d.internShort(a, b, n, internHash(a, b, n)), true, nil
 	}
 	return d.longString()
 }
 
 // shortString reads, when it can, a string literal at pos that is plain
-// ASCII with its closing quote within its first word, and returns that
-// word (zero above the string) and the length. Most keys and many values
-// are such short words ("type", "string", "path_0"), and the word itself
-// is all intern needs.
-func (d *Decoder) shortString() (w uint64, n int, ok bool) {
+// ASCII of fewer than 16 bytes, and returns its words as internWords
+// would (a is zero above a string shorter than eight bytes) and its
+// length. Most keys and many values are such short words ("type",
+// "string", "description", "properties"), and the words themselves are
+// all intern needs: the string is neither scanned nor checked again.
+func (d *Decoder) shortString() (a, b uint64, n int, ok bool) {
 	i := d.pos + 1
 	if i+8 > len(d.buf) {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	w = binary.LittleEndian.Uint64(d.buf[i:])
+	a = binary.LittleEndian.Uint64(d.buf[i:])
+	if m := specialMask(a); m != 0 {
+		n = bits.TrailingZeros64(m) >> 3
+		a &= 1<<(8*n) - 1
+		if d.buf[i+n] != '"' || a&highBits != 0 {
+			return 0, 0, 0, false
+		}
+		d.pos = i + n + 1
+		return a, 0, n, true
+	}
+	// No quote in the first word: the second may hold it.
+	if a&highBits != 0 || i+16 > len(d.buf) {
+		return 0, 0, 0, false
+	}
+	w := binary.LittleEndian.Uint64(d.buf[i+8:])
 	m := specialMask(w)
 	if m == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	n = bits.TrailingZeros64(m) >> 3
-	w &= 1<<(8*n) - 1
-	if d.buf[i+n] != '"' || w&highBits != 0 {
-		return 0, 0, false
+	k := bits.TrailingZeros64(m) >> 3
+	n = 8 + k
+	if d.buf[i+n] != '"' || w&(1<<(8*k)-1)&highBits != 0 {
+		return 0, 0, 0, false
 	}
 	d.pos = i + n + 1
-	return w, n, true
+	return a, binary.LittleEndian.Uint64(d.buf[i+n-8:]), n, true
 }
 
 // longString is plainStr for any string literal.
@@ -1049,19 +1064,23 @@ func (d *Decoder) intern(raw []byte) string {
 	return d.share(slot, string(raw), a, b)
 }
 
-// internShort is intern for a string of n < 8 bytes given as the
-// little-endian word w (zero above the string), whose hash is h.
-func (d *Decoder) internShort(w uint64, n int, h uint64) string {
+// internShort is intern for the string of n < 16 bytes that ends just
+// before pos-1 (its closing quote), given as its words a and b (see
+// internWords), whose hash is h.
+func (d *Decoder) internShort(a, b uint64, n int, h uint64) string {
 	if n == 0 {
 		return ""
 	}
 	slot := d.sharedSlot(h)
-	if slot.a == w && slot.b == 0 && len(slot.s) == n {
+	if slot.a == a && slot.b == b && len(slot.s) == n {
 		return slot.s
 	}
+	if n >= 8 {
+		return d.share(slot, string(d.buf[d.pos-1-n:d.pos-1]), a, b)
+	}
 	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], w)
-	return d.share(slot, string(buf[:n]), w, 0)
+	binary.LittleEndian.PutUint64(buf[:], a)
+	return d.share(slot, string(buf[:n]), a, 0)
 }
 
 // sharedSlot returns the intern table slot of a string whose hash is h.

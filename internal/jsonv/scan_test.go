@@ -70,23 +70,80 @@ func FuzzScanPlain(f *testing.F) {
 }
 
 func TestInternShortMatchesIntern(t *testing.T) {
-	// A string of fewer than eight bytes must find the same slot, and be
-	// found, whichever way it was read.
+	// A string of fewer than sixteen bytes must find the same slot, and
+	// be found, whichever way it was read.
 	d := newDecoder(Options{})
-	for _, s := range []string{"a", "type", "string", "path_0", "\x7f\x01", "abcdefg"} {
-		var w uint64
-		for i := 0; i < len(s); i++ {
-			w |= uint64(s[i]) << (8 * i)
-		}
-		if a, b, n := stringWords(s); internHash(a, b, n) != internHash(w, 0, len(s)) {
-			t.Errorf("the hash of %q differs between stringWords and its word", s)
+	for _, s := range []string{"a", "type", "string", "path_0", "\x7f~", "abcdefg",
+		"abcdefgh", "maxLength", "properties", "description", "abcdefghijklmno"} {
+		wa, wb := internWords([]byte(s))
+		if a, b, n := stringWords(s); internHash(a, b, n) != internHash(wa, wb, len(s)) {
+			t.Errorf("the hash of %q differs between stringWords and internWords", s)
 		}
 		first := d.intern([]byte(s))
-		if got := d.internShort(w, len(s), internHash(w, 0, len(s))); got != s || !sameString(got, first) {
+		d.buf, d.pos = []byte(`"`+s+`", "padding to sixteen bytes"`), 0
+		a, b, n, ok := d.shortString()
+		if !ok || n != len(s) || d.pos != len(s)+2 {
+			t.Fatalf("shortString(%q) = %d, %v, pos %d", s, n, ok, d.pos)
+		}
+		if got := d.internShort(a, b, n, internHash(a, b, n)); got != s || !sameString(got, first) {
 			t.Errorf("internShort(%q) = %q, not the string intern shared", s, got)
 		}
 		if got := d.intern([]byte(s)); got != s || !sameString(got, first) {
 			t.Errorf("intern(%q) after internShort = %q, not the shared string", s, got)
+		}
+	}
+}
+
+func TestShortString(t *testing.T) {
+	// Every length around the two words, with a byte that is not plain
+	// ASCII at every place, and with the input ending at every point: a
+	// literal is taken exactly when it is plain ASCII of fewer than
+	// sixteen bytes whose closing quote is in the input, and it reads as
+	// intern reads it.
+	for n := 0; n <= 20; n++ {
+		base := []byte(strings.Repeat("x", n))
+		variants := [][]byte{base}
+		for at := 0; at < n; at++ {
+			for _, c := range []byte{0x80, 0xC3, 0xFF, '\\', '"', 0x1F, 0x00, 0x7F} {
+				v := append([]byte(nil), base...)
+				v[at] = c
+				variants = append(variants, v)
+			}
+		}
+		for _, v := range variants {
+			lit := append(append([]byte{'"'}, v...), `", "a tail of more than sixteen bytes`...)
+			for end := 1; end <= len(lit); end++ {
+				d := newDecoder(Options{})
+				d.buf, d.pos = lit[:end], 0
+				a, b, k, ok := d.shortString()
+				content, plain := v, true
+				if q := bytes.IndexAny(v, "\"\\"); q >= 0 { // the literal's real end
+					content, plain = v[:q], v[q] == '"'
+				}
+				plain = plain && len(content) < 16 && !bytes.ContainsFunc(content, func(r rune) bool { return r < 0x20 || r >= 0x80 })
+				if ok {
+					s := string(lit[1 : 1+k])
+					if !plain || s != string(content) || d.pos != k+2 || end < k+2 {
+						t.Fatalf("shortString(%q) took %q, pos %d", lit[:end], s, d.pos)
+					}
+					if wa, wb := internWords(content); k > 0 && (wa != a || wb != b) {
+						t.Fatalf("shortString(%q) words %x %x, internWords %x %x", lit[:end], a, b, wa, wb)
+					}
+					continue
+				}
+				if d.pos != 0 {
+					t.Fatalf("shortString(%q) refused but moved to %d", lit[:end], d.pos)
+				}
+				// It may leave any literal to the general path, but only
+				// for want of input does it leave a short plain one.
+				need := 9 // the opening quote and a word
+				if len(content) >= 8 {
+					need = 17
+				}
+				if plain && end >= need {
+					t.Fatalf("shortString(%q) refused a short plain string", lit[:end])
+				}
+			}
 		}
 	}
 }
