@@ -4,7 +4,11 @@ package jsonv
 // (Parser.ParseOver): each is carved out of a block kept from one document
 // to the next instead of being allocated, as the values themselves are.
 type carver[T any] struct {
-	cur []T
+	// cur is the current block, cur[used:] its free part: counted by an
+	// index, since storing a slice (a pointer) costs a write barrier
+	// while the collector runs.
+	cur  []T
+	used int
 	// blocks are the blocks of the current document; spare those of the
 	// documents before it, to carve from again.
 	blocks, spare [][]T
@@ -17,12 +21,12 @@ const carveBlock = 2048
 // carve returns a copy of src in a block.
 func (c *carver[T]) carve(src []T) []T {
 	n := len(src)
-	if n > len(c.cur) {
+	if n > len(c.cur)-c.used {
 		c.next(n)
 	}
-	s := c.cur[:n:n]
+	s := c.cur[c.used : c.used+n : c.used+n]
 	copy(s, src)
-	c.cur = c.cur[n:]
+	c.used += n
 	return s
 }
 
@@ -36,7 +40,7 @@ func (c *carver[T]) next(n int) {
 		b = make([]T, max(n, carveBlock))
 	}
 	c.blocks = append(c.blocks, b)
-	c.cur = b
+	c.cur, c.used = b, 0
 }
 
 // recycle makes every block carved so far spare: the caller is done with
@@ -51,5 +55,5 @@ func (c *carver[T]) recycle() {
 	}
 	clear(c.blocks)
 	c.blocks = c.blocks[:0]
-	c.cur = nil
+	c.cur, c.used = nil, 0
 }

@@ -113,7 +113,8 @@ type Decoder struct {
 	begun                       bool // the byte order mark test is done
 	consumed                    int  // values handed out by Value, Skip, Object, Array
 
-	slab      []Value
+	slab      []Value // the current block; slab[slabUsed:] is free
+	slabUsed  int     // an index, not a reslice: see alloc
 	slabNext  int
 	members   []Member
 	items     []*Value
@@ -635,27 +636,66 @@ func (d *Decoder) skipSpaceRun() {
 // object, rounded up to whole pages, which wasted a tenth of 512 Values.
 const maxSlab = 32 << 10 / int(unsafe.Sizeof(Value{}))
 
-// alloc returns a zero Value from the current block, starting a new block
-// (of growing size) when it is used up.
+// alloc returns a Value from the current block, starting a new block (of
+// growing size) when it is used up. The Value may hold an earlier
+// document's value (Parser.ParseOver): the caller sets all of it.
+//
+// The free part is counted by an index, not resliced: a slice stored into
+// the Decoder (on the heap) costs a write barrier while the collector
+// runs, once a value.
 func (d *Decoder) alloc() *Value {
-	if len(d.slab) == 0 {
+	if d.slabUsed == len(d.slab) {
 		if n := len(d.spare); n > 0 {
 			// A block of a document the Parser was told is done with
-			// (Parser.ParseOver): cleared of its values.
+			// (Parser.ParseOver), not cleared: each Value is overwritten
+			// whole, which saves clearing the pointers twice (write
+			// barriers while the collector runs).
 			d.slab = d.spare[n-1]
 			d.spare = d.spare[:n-1]
-			clear(d.slab)
 		} else {
 			d.slab = make([]Value, d.slabNext)
 			d.slabNext = min(2*d.slabNext, maxSlab)
 		}
+		d.slabUsed = 0
 		if d.blocks != nil {
 			d.blocks = append(d.blocks, d.slab)
 		}
 	}
-	v := &d.slab[0]
-	d.slab = d.slab[1:]
+	v := &d.slab[d.slabUsed]
+	d.slabUsed++
 	return v
+}
+
+// setScalar makes v, fresh from alloc, a value of kind with b and text.
+// A pointer that is already nil is not stored again: a block carved
+// again (Parser.ParseOver) mostly holds scalars where scalars were, and
+// a pointer store costs a write barrier while the collector runs.
+func (v *Value) setScalar(kind Kind, b bool, text string, plain bool) {
+	if v.Items != nil {
+		v.Items = nil
+	}
+	if v.Members != nil {
+		v.Members = nil
+	}
+	if text != "" || v.Text != "" {
+		v.Text = text
+	}
+	v.Kind, v.Bool, v.plain = kind, b, plain
+}
+
+// setContainer makes v, fresh from alloc, an empty value of kind (Array
+// or Object), whose items or members the caller sets; see setScalar.
+func (v *Value) setContainer(kind Kind) {
+	if v.Text != "" {
+		v.Text = ""
+	}
+	if kind == Array && v.Members != nil {
+		v.Members = nil
+	}
+	if kind == Object && v.Items != nil {
+		v.Items = nil
+	}
+	v.Kind, v.Bool, v.plain = kind, false, false
 }
 
 // value parses the element at the given depth.
@@ -682,7 +722,7 @@ func (d *Decoder) value(depth int) (*Value, error) {
 			return nil, err
 		}
 		v := d.alloc()
-		v.Kind, v.Text, v.plain = String, s, plain
+		v.setScalar(String, false, s, plain)
 		return v, nil
 	case c == '-' || isDigit(c):
 		return d.number()
@@ -709,7 +749,7 @@ func (d *Decoder) literal(word string, kind Kind, b bool) (*Value, error) {
 		return nil, err
 	}
 	v := d.alloc()
-	v.Kind, v.Bool = kind, b
+	v.setScalar(kind, b, "", false)
 	return v, nil
 }
 
@@ -746,7 +786,7 @@ func (d *Decoder) number() (*Value, error) {
 	}
 	v := d.alloc()
 	// Numbers repeat too (1, 0, 100, 2.5) and share the intern table.
-	v.Kind, v.Text = kind, d.intern(d.buf[d.mark:d.pos])
+	v.setScalar(kind, false, d.intern(d.buf[d.mark:d.pos]), false)
 	d.mark = -1
 	return v, nil
 }
@@ -796,7 +836,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func (d *Decoder) array(depth int) (*Value, error) {
 	d.pos++ // '['
 	v := d.alloc()
-	v.Kind = Array
+	v.setContainer(Array)
 	d.skipSpace()
 	if c, ok := d.peek(); ok && c == ']' {
 		d.pos++
@@ -827,7 +867,9 @@ func (d *Decoder) array(depth int) (*Value, error) {
 				v.Items = make([]*Value, len(d.items)-base)
 				copy(v.Items, d.items[base:])
 			}
-			clear(d.items[base:])
+			if d.itemBlocks == nil {
+				clear(d.items[base:]) // see object
+			}
 			d.items = d.items[:base]
 			return v, nil
 		default:
@@ -839,7 +881,7 @@ func (d *Decoder) array(depth int) (*Value, error) {
 func (d *Decoder) object(depth int) (*Value, error) {
 	d.pos++ // '{'
 	v := d.alloc()
-	v.Kind = Object
+	v.setContainer(Object)
 	d.skipSpace()
 	if c, ok := d.peek(); ok && c == '}' {
 		d.pos++
@@ -887,7 +929,13 @@ func (d *Decoder) object(depth int) (*Value, error) {
 				v.Members = make([]Member, len(d.members)-base)
 				copy(v.Members, d.members[base:])
 			}
-			clear(d.members[base:])
+			if d.memberBlocks == nil {
+				// Keep no pointer into a tree the caller may drop. Under
+				// ParseOver what the stack holds above its top is of this
+				// or the last documents, which the Parser holds anyway
+				// (its blocks), and clearing it cost write barriers.
+				clear(d.members[base:])
+			}
 			d.members = d.members[:base]
 			d.keyHashes = d.keyHashes[:hbase]
 			return v, nil

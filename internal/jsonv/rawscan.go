@@ -151,7 +151,7 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 		buf: data, mark: -1, eof: true, baseLine: 1, baseCol: 1,
 		maxDepth: p.Options.MaxDepth, maxValues: p.Options.MaxValues,
 		shared: l.shared, misses: l.misses,
-		slab: l.slab, slabNext: max(l.slabNext, 8), // 8 as newDecoder starts
+		slab: l.slab, slabUsed: l.slabUsed, slabNext: max(l.slabNext, 8), // 8 as newDecoder starts
 		members: l.members[:0], items: l.items[:0], sbuf: l.sbuf[:0], keyHashes: l.keyHashes[:0],
 		path: l.path[:0], strs: &p.strs,
 	}
@@ -166,7 +166,7 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 		if d.blocks == nil {
 			d.blocks = make([][]Value, 0, len(d.spare)+1)
 		}
-		d.slab = nil
+		d.slab, d.slabUsed = nil, 0
 		p.members.recycle()
 		p.items.recycle()
 		d.memberBlocks, d.itemBlocks = &p.members, &p.items

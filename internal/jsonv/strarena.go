@@ -18,7 +18,11 @@ import "unsafe"
 // (the intern table shares most of those anyway), and so is one longer
 // than arenaMax, which would waste much of a chunk.
 type strArena struct {
-	free []byte // the unused end of the current chunk
+	// chunk is the current chunk, chunk[used:] its unused end: counted by
+	// an index, since storing a slice (a pointer) costs a write barrier
+	// while the collector runs.
+	chunk []byte
+	used  int
 }
 
 // arenaChunk is the size of a chunk; strings from arenaMin+1 to arenaMax
@@ -36,11 +40,11 @@ func (a *strArena) string(b []byte) string {
 	if n <= arenaMin || n > arenaMax {
 		return string(b)
 	}
-	if n > len(a.free) {
-		a.free = make([]byte, arenaChunk)
+	if n > len(a.chunk)-a.used {
+		a.chunk, a.used = make([]byte, arenaChunk), 0
 	}
-	copy(a.free, b)
-	s := unsafe.String(&a.free[0], n)
-	a.free = a.free[n:]
+	copy(a.chunk[a.used:], b)
+	s := unsafe.String(&a.chunk[a.used], n)
+	a.used += n
 	return s
 }

@@ -33,10 +33,10 @@ func TestStrArena(t *testing.T) {
 		}
 	}
 	// Sizes the arena leaves out do not touch the current chunk.
-	free := len(a.free)
+	free := len(a.chunk) - a.used
 	for _, n := range []int{0, 1, arenaMin, arenaMax + 1, 3 * arenaChunk} {
-		if s := a.string(make([]byte, n)); len(s) != n || len(a.free) != free {
-			t.Fatalf("a string of %d bytes: len %d, chunk %d -> %d", n, len(s), free, len(a.free))
+		if s := a.string(make([]byte, n)); len(s) != n || len(a.chunk)-a.used != free {
+			t.Fatalf("a string of %d bytes: len %d, chunk %d -> %d", n, len(s), free, len(a.chunk)-a.used)
 		}
 	}
 }
