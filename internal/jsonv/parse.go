@@ -889,7 +889,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		return v, nil
 	}
 	base, hbase := len(d.members), len(d.keyHashes)
-	var seen map[string]struct{}
+	var seen keySet
 	for {
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != '"' {
@@ -945,23 +945,39 @@ func (d *Decoder) object(depth int) (*Value, error) {
 	}
 }
 
+// keySet is what repeatedKey keeps of one object's keys besides their
+// hashes: a map once the object is wide, and before that a filter of a
+// bit per key hash (seven of its bits pick one of 128), so that a key
+// whose bit no earlier key set is known new without comparing its hash
+// with each earlier one's.
+type keySet struct {
+	seen   map[string]struct{}
+	filter [2]uint64
+}
+
 // repeatedKey reports whether key, whose hash is h, repeats an earlier
 // key of the object being read, and otherwise records it. The object's
 // key hashes are d.keyHashes from hbase on, keyAt(j) is its j-th key, and
-// seen is its map once it is wide: up to wideObject keys are checked by
-// comparing hashes, and a map only pays off for wider objects.
-func (d *Decoder) repeatedKey(key string, h uint64, hbase int, seen *map[string]struct{}, keyAt func(j int) string) bool {
+// set is the rest of what is known of them: up to wideObject keys are
+// checked by comparing hashes, and a map only pays off for wider objects.
+func (d *Decoder) repeatedKey(key string, h uint64, hbase int, set *keySet, keyAt func(j int) string) bool {
 	if n := len(d.keyHashes) - hbase; n >= wideObject {
-		if *seen == nil {
-			*seen = make(map[string]struct{}, 2*n)
+		if set.seen == nil {
+			set.seen = make(map[string]struct{}, 2*n)
 			for j := range n {
-				(*seen)[keyAt(j)] = struct{}{}
+				set.seen[keyAt(j)] = struct{}{}
 			}
 		}
-		if _, dup := (*seen)[key]; dup {
+		if _, dup := set.seen[key]; dup {
 			return true
 		}
-		(*seen)[key] = struct{}{}
+		set.seen[key] = struct{}{}
+		return false
+	}
+	w, bit := &set.filter[h>>63], uint64(1)<<(h>>57&63)
+	if *w&bit == 0 {
+		*w |= bit
+		d.keyHashes = append(d.keyHashes, h)
 		return false
 	}
 	for j, kh := range d.keyHashes[hbase:] {

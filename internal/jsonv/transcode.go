@@ -245,7 +245,7 @@ func (t *transcoder) object(depth int) error {
 	}
 	base, hbase := len(t.spans), len(d.keyHashes)
 	first := len(t.k)
-	var seen map[string]struct{}
+	var seen keySet
 	for {
 		d.skipSpace()
 		if c, ok := d.peek(); !ok || c != '"' {
