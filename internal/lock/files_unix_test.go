@@ -224,3 +224,40 @@ func TestHoldReplaced(t *testing.T) {
 		t.Fatalf("the directory holds %d files, want the lock alone", len(ents))
 	}
 }
+
+// TestReleaseReplacedKeepsLock: dropping the cached pages of the lock a
+// write is to replace leaves the file whole, and a streamed write that is
+// aborted after it started leaves the old lock as it was.
+func TestReleaseReplacedKeepsLock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "warden.lock")
+	old := []byte(strings.Repeat("old lock text\n", holdReplacedSize/14+1))
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := releaseReplaced(path)
+	if done == nil {
+		t.Fatal("a large lock was not released")
+	}
+	<-done
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(old) {
+		t.Fatalf("the released lock changed (%v)", err)
+	}
+	if releaseReplaced(filepath.Join(dir, "absent.lock")) != nil {
+		t.Fatal("an absent lock was released")
+	}
+	w := NewStreamWriter(path)
+	if err := w.Add("a", []byte(`{"name": "a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if w.released != nil {
+		t.Fatal("Abort returned before the release finished")
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(old) {
+		t.Fatalf("an aborted write changed the old lock (%v)", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("the directory holds %d files, want the old lock alone", len(ents))
+	}
+}

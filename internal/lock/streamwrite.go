@@ -39,6 +39,9 @@ type StreamWriter struct {
 	direct bool
 	spans  []toolSpan // where each tool's text sits in f, in arrival order
 	err    error
+	// released is closed once the cached pages of the lock this one
+	// replaces are dropped (see releaseReplaced); nil when not started.
+	released <-chan struct{}
 }
 
 // toolSpan is where one tool's text sits in the temporary file.
@@ -80,6 +83,7 @@ func (w *StreamWriter) Add(name string, text []byte) error {
 		if w.f, w.err = createTemp(w.path); w.err != nil {
 			return w.err
 		}
+		w.released = releaseReplaced(w.path)
 		w.bw = bufio.NewWriterSize(&fileWriter{f: w.f, path: w.path}, writeBuffer)
 		if w.head != nil {
 			w.write(w.head)
@@ -135,6 +139,7 @@ func (w *StreamWriter) Finish(l *Lock, check func() error) error {
 		go func() { checked <- check() }()
 	}
 	err := w.finish(l)
+	w.waitReleased()
 	if checked != nil {
 		// Waited for even after a failure, so that check never outlives
 		// the call.
@@ -230,11 +235,21 @@ func sameNames(spans []toolSpan, tools []Tool) bool {
 
 // Abort removes the temporary file; the lock's path is left as it was.
 func (w *StreamWriter) Abort() {
+	w.waitReleased()
 	if w.f != nil {
 		discardTemp(w.f)
 	}
 	if w.err == nil {
 		w.err = fmt.Errorf("write lock %s: aborted", w.path)
+	}
+}
+
+// waitReleased waits for releaseReplaced, so that nothing the writer
+// started outlives it.
+func (w *StreamWriter) waitReleased() {
+	if w.released != nil {
+		<-w.released
+		w.released = nil
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -487,6 +488,10 @@ func commitTemp(tmp *os.File, path string) error {
 // milliseconds, which the caller need not wait for. Any failure is
 // ignored: the rename then frees it as usual.
 func holdReplaced(path string) *os.File {
+	if runtime.GOOS == "windows" {
+		// A file held open there cannot be renamed over.
+		return nil
+	}
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < holdReplacedSize {
 		return nil
@@ -501,6 +506,27 @@ func holdReplaced(path string) *os.File {
 // holdReplacedSize is the size from which a replaced lock is freed in
 // the background: a small one is freed at once.
 const holdReplacedSize = 4 << 20
+
+// releaseReplaced starts dropping the cached pages of the large lock at
+// path, if there is one, which the lock being written is to replace: the
+// new lock then takes that memory instead of growing the page cache by as
+// much again (two 100 MB copies of a lock at the moment of the rename), and
+// the kernel frees less when the rename retires the old file. The file
+// itself is left whole: a failed write keeps it, as it must. done is
+// closed when the advice is given (nil when there was nothing to do).
+func releaseReplaced(path string) (done <-chan struct{}) {
+	f := holdReplaced(path)
+	if f == nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		dropCache(f)
+		f.Close()
+	}()
+	return ch
+}
 
 // discardTemp closes and removes a temporary file that will not become
 // the lock (closing twice is harmless).

@@ -15,3 +15,12 @@ const syncFileRangeWrite = 2
 func startWriteback(f *os.File, off, n int64) {
 	_ = syscall.SyncFileRange(int(f.Fd()), off, n, syncFileRangeWrite)
 }
+
+// fadvDontNeed is POSIX_FADV_DONTNEED.
+const fadvDontNeed = 4
+
+// dropCache asks the kernel to drop f's cached pages. It is only advice:
+// a failure is ignored.
+func dropCache(f *os.File) {
+	_, _, _ = syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontNeed, 0, 0)
+}
