@@ -84,7 +84,7 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 			} else if lay != nil {
 				dst = r.appendIndentLaid(dst, indent, level+2, s.tm, lay, keyBits(known, i))
 			} else {
-				dst = r.appendIndent(dst, indent, level+2, nil)
+				dst = r.appendIndent(dst, indent, level+2)
 			}
 		}
 		dst = append(pyfmt.Newline(dst, indent, level+1), '}')
@@ -93,30 +93,9 @@ func (s *Skeleton) AppendIndent(dst []byte, indent, level int) []byte {
 }
 
 // appendIndent appends the record as AppendIndent lays it out at level,
-// its head from tm's when tm has one for it (tm may be nil).
-func (r Record) appendIndent(dst []byte, indent, level int, tm *templates) []byte {
+// line by line (appendIndentLaid is the same text from a layout's runs).
+func (r Record) appendIndent(dst []byte, indent, level int) []byte {
 	in := level + 1
-	if k := r.typeKind(); tm != nil && k >= 0 {
-		// The head, up to the enum's value, or past a null enum up to the
-		// constraints' value.
-		h := &tm.heads[k]
-		if r.Enum == nil {
-			h = &tm.headsNoEnum[k]
-		}
-		if at := [2]int{indent, level}; len(h.text) == 0 || h.at != at {
-			h.text = r.appendIndentHead(h.text[:0], indent, level)
-			if r.Enum == nil {
-				h.text = append(pyfmt.Newline(append(h.text, "null,"...), indent, in), `"constraints": `...)
-			}
-			h.at = at
-		}
-		dst = append(dst, h.text...)
-		if r.Enum != nil {
-			dst = pyfmt.AppendIndent(dst, r.Enum, indent, in)
-			dst = append(pyfmt.Newline(append(dst, ','), indent, in), `"constraints": `...)
-		}
-		return r.appendIndentConstraints(dst, indent, level)
-	}
 	dst = r.appendIndentHead(dst, indent, level)
 	if r.Enum == nil {
 		dst = append(dst, "null"...)
@@ -748,7 +727,7 @@ func (t *texts) compactText(r *Record) []byte {
 // keeps to one layout, so only the last is kept.
 func (t *texts) indentText(r *Record, indent, level int) []byte {
 	if at := [2]int{indent, level}; len(t.indent) == 0 || t.indentAt != at {
-		t.indent = r.appendIndent(t.indent[:0], indent, level, nil)
+		t.indent = r.appendIndent(t.indent[:0], indent, level)
 		t.indentAt = at
 	}
 	return t.indent
