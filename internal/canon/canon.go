@@ -200,11 +200,17 @@ type encoder struct {
 	order []keyOrder
 }
 
-func (e *encoder) flush() {
-	if e.sink != nil && len(e.buf) >= flushAt {
-		e.sink.Write(e.buf)
-		e.buf = e.buf[:0]
+func (e *encoder) flush() { e.buf = e.flushed(e.buf) }
+
+// flushed hands buf, the encoder's buffer carried through a recursion, to
+// the sink once it has grown past flushAt, and returns what to go on
+// appending to.
+func (e *encoder) flushed(buf []byte) []byte {
+	if e.sink != nil && len(buf) >= flushAt {
+		e.sink.Write(buf)
+		buf = buf[:0]
 	}
+	return buf
 }
 
 // canonicalViaJCS is the library path: compact text through jcs.Transform.
@@ -261,10 +267,7 @@ func (e *encoder) appendValue(buf []byte, v *jsonv.Value, depth int) ([]byte, er
 		buf = append(buf, s...)
 	case jsonv.String:
 		buf = v.AppendQuotedText(buf)
-		if e.sink != nil && len(buf) >= flushAt {
-			e.sink.Write(buf)
-			buf = buf[:0]
-		}
+		buf = e.flushed(buf)
 	case jsonv.Array:
 		buf = append(buf, '[')
 		for i, it := range v.Items {
@@ -273,10 +276,7 @@ func (e *encoder) appendValue(buf []byte, v *jsonv.Value, depth int) ([]byte, er
 			}
 			if it.Kind == jsonv.String && depth < MaxDepth {
 				buf = it.AppendQuotedText(buf)
-				if e.sink != nil && len(buf) >= flushAt {
-					e.sink.Write(buf)
-					buf = buf[:0]
-				}
+				buf = e.flushed(buf)
 				continue
 			}
 			var err error
@@ -326,10 +326,7 @@ func (e *encoder) appendValue(buf []byte, v *jsonv.Value, depth int) ([]byte, er
 			// is too deep.
 			if mv := m.Value; mv.Kind == jsonv.String && depth < MaxDepth {
 				buf = mv.AppendQuotedText(buf)
-				if e.sink != nil && len(buf) >= flushAt {
-					e.sink.Write(buf)
-					buf = buf[:0]
-				}
+				buf = e.flushed(buf)
 				continue
 			}
 			var err error
