@@ -123,6 +123,7 @@ type Decoder struct {
 	keyHashes []uint64     // of the keys of the objects being read, see object
 	misses    int
 	trans     *transcoder // see Transcode
+	skip      skipper     // see Skip
 
 	// blocks, when not nil, gathers every block values are carved from,
 	// and spare holds blocks to carve from again (see Parser.ParseOver).
@@ -356,10 +357,24 @@ func (e *ParseError) settle() {
 	e.inner = nil
 }
 
-// Skip reads the value at the current position and discards it.
+// Skip reads the value at the current position and discards it. It
+// refuses what Value refuses, with the same errors, but builds no tree:
+// what it keeps while it reads is the keys of the objects it is in (for
+// the duplicate-key check), so a large member nobody needs costs about
+// the memory of its keys, not forty times its text.
 func (d *Decoder) Skip() error {
-	_, err := d.Value()
-	return err
+	if err := d.begin(); err != nil {
+		return err
+	}
+	d.skipSpace()
+	if err := d.skipValue(d.depth); err != nil {
+		if pe, ok := err.(*ParseError); ok {
+			pe.settle()
+		}
+		return d.setErr(err)
+	}
+	d.consumed++
+	return nil
 }
 
 // Next reports the kind of the value at the current position without
