@@ -32,6 +32,12 @@ const (
 	maxCommentPages = 50
 	// githubActionsBot is the login of the workflow token (GITHUB_TOKEN).
 	githubActionsBot = "github-actions[bot]"
+	// githubActionsBotID is githubActionsBot's user id on github.com. A
+	// GitHub Enterprise Server instance numbers its own users, so the id
+	// is checked only against api.github.com.
+	githubActionsBotID = 41898282
+	// dotcomAPIHost is github.com's API host.
+	dotcomAPIHost = "api.github.com"
 )
 
 // githubAPI is the part of the GitHub REST API warden uses: the pull
@@ -40,6 +46,10 @@ const (
 type githubAPI struct {
 	client      *github.Client
 	owner, repo string
+	// botID is the user id the workflow token's comments must carry when
+	// GET /user cannot say who the token is; 0 when the API's host has no
+	// known id for githubActionsBot (GitHub Enterprise Server).
+	botID int64
 }
 
 // newGitHubAPI returns a client for the repository owner/repo at the REST
@@ -69,7 +79,11 @@ func newGitHubAPI(apiURL, token, owner, repo, userAgent string) (*githubAPI, err
 	if err != nil {
 		return nil, fmt.Errorf("GitHub API client: %w", err)
 	}
-	return &githubAPI{client: c, owner: owner, repo: repo}, nil
+	a := &githubAPI{client: c, owner: owner, repo: repo}
+	if strings.EqualFold(u.Hostname(), dotcomAPIHost) {
+		a.botID = githubActionsBotID
+	}
+	return a, nil
 }
 
 // boundedTransport caps every response body at max bytes: reading past it
@@ -118,22 +132,45 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// identity returns the login the token acts as, or "" when the API does
-// not say (the workflow token and app tokens cannot read /user).
-func (a *githubAPI) identity(ctx context.Context) string {
+// identity returns who the token acts as, or nil when GET /user does not
+// say (the workflow token and app tokens cannot read /user) or answers
+// without a login.
+func (a *githubAPI) identity(ctx context.Context) *github.User {
 	u, _, err := a.client.Users.Get(ctx, "")
-	if err != nil {
-		return ""
+	if err != nil || u.GetLogin() == "" {
+		return nil
 	}
-	return u.GetLogin()
+	return u
+}
+
+// ownComment reports whether a comment by author is one this token wrote.
+// With a known identity (me) that is the same login and, when the API
+// gives ids, the same id. Without one the token is taken to be the
+// workflow token, so the author must be githubActionsBot exactly: a Bot
+// of that login and, on github.com, of its id. Any other bot or person
+// that copies the marker, whatever its login looks like, is never taken
+// for warden.
+func (a *githubAPI) ownComment(author, me *github.User) bool {
+	if author == nil {
+		return false
+	}
+	if me != nil {
+		if author.GetLogin() != me.GetLogin() {
+			return false
+		}
+		return me.GetID() == 0 || author.GetID() == me.GetID()
+	}
+	if author.GetLogin() != githubActionsBot || author.GetType() != "Bot" {
+		return false
+	}
+	return a.botID == 0 || author.GetID() == a.botID
 }
 
 // findComment returns the id of warden's comment on pull request number:
-// the first one whose body starts with marker and whose author is login,
-// or, when login is unknown, a bot (a person cannot post as a bot, so a
-// comment that merely copies the marker is never taken for warden's).
-// It returns 0 when there is none.
-func (a *githubAPI) findComment(ctx context.Context, number int, marker, login string) (int64, error) {
+// the first one whose body starts with marker and whose author is the
+// token's identity me (nil: the workflow token; see ownComment). It
+// returns 0 when there is none.
+func (a *githubAPI) findComment(ctx context.Context, number int, marker string, me *github.User) (int64, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < maxCommentPages; page++ {
 		comments, resp, err := a.client.Issues.ListComments(ctx, a.owner, a.repo, number, opts)
@@ -141,12 +178,7 @@ func (a *githubAPI) findComment(ctx context.Context, number int, marker, login s
 			return 0, fmt.Errorf("list the comments of pull request #%d: %w", number, err)
 		}
 		for _, c := range comments {
-			if !strings.HasPrefix(c.GetBody(), marker) {
-				continue
-			}
-			author := c.GetUser()
-			if login != "" && strings.EqualFold(author.GetLogin(), login) ||
-				login == "" && (author.GetLogin() == githubActionsBot || author.GetType() == "Bot") {
+			if strings.HasPrefix(c.GetBody(), marker) && a.ownComment(c.GetUser(), me) {
 				return c.GetID(), nil
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-github/v93/github"
+
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/report"
 	"github.com/wardenlock/warden/internal/testserver"
@@ -52,9 +54,13 @@ type fakeGitHub struct {
 type fakeComment struct {
 	ID   int64
 	Body string
-	// Login and Type are the author's.
+	// Login, Type and UserID are the author's.
 	Login, Type string
+	UserID      int64
 }
+
+// fakeUserID is the user id of the stand-in's login (when it has one).
+const fakeUserID = 5150
 
 // newFakeGitHub starts the stand-in for repository o/r, pull request 7.
 func newFakeGitHub(t *testing.T) *fakeGitHub {
@@ -115,7 +121,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	notFound := func() { reply(http.StatusNotFound, map[string]string{"message": "Not Found"}) }
 	asJSON := func(c fakeComment) map[string]any {
-		return map[string]any{"id": c.ID, "body": c.Body, "user": map[string]any{"login": c.Login, "type": c.Type}}
+		return map[string]any{"id": c.ID, "body": c.Body, "user": map[string]any{"login": c.Login, "type": c.Type, "id": c.UserID}}
 	}
 	p := req.URL.Path
 	switch {
@@ -124,7 +130,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, req *http.Request) {
 			reply(http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
 			return
 		}
-		reply(http.StatusOK, map[string]any{"login": f.login, "type": "User"})
+		reply(http.StatusOK, map[string]any{"login": f.login, "type": "User", "id": fakeUserID})
 	case req.Method == http.MethodGet && p == "/repos/o/r/issues/7/comments":
 		// Two per page, so that pagination is exercised.
 		page, _ := strconv.Atoi(req.URL.Query().Get("page"))
@@ -148,9 +154,9 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, req *http.Request) {
 			f.t.Errorf("create comment: %v", err)
 		}
 		f.nextID++
-		c := fakeComment{ID: f.nextID, Body: body.Body, Login: "github-actions[bot]", Type: "Bot"}
+		c := fakeComment{ID: f.nextID, Body: body.Body, Login: "github-actions[bot]", Type: "Bot", UserID: githubActionsBotID}
 		if f.login != "" {
-			c.Login, c.Type = f.login, "User"
+			c.Login, c.Type, c.UserID = f.login, "User", fakeUserID
 		}
 		f.comments = append(f.comments, c)
 		reply(http.StatusCreated, asJSON(c))
@@ -388,6 +394,128 @@ func TestReviewStickyCommentByLogin(t *testing.T) {
 	}
 	if c := api.commentList(); len(c) != 1 || c[0].Login != "warden-bot" {
 		t.Errorf("comments %+v", c)
+	}
+}
+
+// TestReviewCommentOwnerWithoutIdentity is issue 20's item 10: with the
+// workflow token GET /user is refused, and only a comment by
+// github-actions[bot] itself may be taken for warden's. A marker comment
+// by another bot, or by an account whose login merely resembles the bot's,
+// is never edited: warden creates its own comment instead.
+func TestReviewCommentOwnerWithoutIdentity(t *testing.T) {
+	demo := testserver.Build(t, "testdata/demo/server")
+	h := newHarness(t)
+	pinDemo(t, h, demo, ".")
+	lockBytes, err := os.ReadFile(filepath.Join(h.ws, "warden.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := report.CommentMarker("warden.lock")
+	forged := marker + "\n## ✅ warden: no drift (forged)"
+	tests := []struct {
+		name     string
+		comments []fakeComment
+		// wantEdit is the comment warden must edit; 0: it must create one.
+		wantEdit int64
+	}{
+		{"another bot", []fakeComment{{ID: 1, Body: forged, Login: "evil-app[bot]", Type: "Bot", UserID: 666}}, 0},
+		{"a person with the bot's login", []fakeComment{{ID: 1, Body: forged, Login: githubActionsBot, Type: "User", UserID: 667}}, 0},
+		{"the bot's login in another case", []fakeComment{{ID: 1, Body: forged, Login: "GitHub-Actions[bot]", Type: "Bot", UserID: 668}}, 0},
+		{"the bot's login without [bot]", []fakeComment{{ID: 1, Body: forged, Login: "github-actions", Type: "Bot", UserID: 669}}, 0},
+		{"a bot with an empty login", []fakeComment{{ID: 1, Body: forged, Login: "", Type: "Bot"}}, 0},
+		{"warden's own", []fakeComment{{ID: 1, Body: forged, Login: githubActionsBot, Type: "Bot", UserID: githubActionsBotID}}, 1},
+		{"an impostor before warden's own", []fakeComment{
+			{ID: 1, Body: forged, Login: "evil-app[bot]", Type: "Bot", UserID: 666},
+			{ID: 2, Body: "lgtm", Login: "bob", Type: "User", UserID: 7},
+			{ID: 3, Body: marker + "\nold", Login: githubActionsBot, Type: "Bot", UserID: githubActionsBotID},
+		}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := newFakeGitHub(t)
+			api.files[testBaseSHA+":warden.lock"] = lockBytes
+			api.comments = append(api.comments, tt.comments...)
+			h.reset()
+			writeLauncher(t, h.ws, demo, "-mutate")
+			onPullRequest(h, api, writeEvent(t, testBaseSHA, testHeadSHA, "o/r"))
+			h.input("server-cmd", "./server")
+			r := h.run()
+			if r.code != ExitDrift {
+				t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if api.count("GET /user") == 0 {
+				t.Errorf("GET /user was not asked: calls %q", api.callList())
+			}
+			got := api.commentList()
+			for _, c := range tt.comments {
+				if c.ID == tt.wantEdit {
+					continue
+				}
+				if n := api.count(fmt.Sprintf("PATCH /repos/o/r/issues/comments/%d", c.ID)); n != 0 {
+					t.Errorf("comment %d by %q (%s) was edited", c.ID, c.Login, c.Type)
+				}
+			}
+			for i, c := range tt.comments {
+				if c.ID != tt.wantEdit && got[i].Body != c.Body {
+					t.Errorf("comment %d by %q changed to %q", c.ID, c.Login, got[i].Body)
+				}
+			}
+			if tt.wantEdit == 0 {
+				if n := api.count("POST /repos/o/r/issues/7/comments"); n != 1 || len(got) != len(tt.comments)+1 {
+					t.Fatalf("warden did not create its own comment: calls %q", api.callList())
+				}
+				if own := got[len(got)-1]; own.Login != githubActionsBot || !strings.Contains(own.Body, "drift detected") {
+					t.Errorf("new comment %+v", own)
+				}
+				return
+			}
+			if n := api.count(fmt.Sprintf("PATCH /repos/o/r/issues/comments/%d", tt.wantEdit)); n != 1 || api.count("POST ") != 0 {
+				t.Errorf("warden's comment %d was not edited once (and none created): calls %q", tt.wantEdit, api.callList())
+			}
+		})
+	}
+}
+
+// TestOwnComment: who counts as the token's own author, with and without
+// an identity from GET /user, on github.com (where the workflow bot's id
+// is known) and on GitHub Enterprise Server (where it is not).
+func TestOwnComment(t *testing.T) {
+	user := func(login, typ string, id int64) *github.User {
+		return &github.User{Login: github.Ptr(login), Type: github.Ptr(typ), ID: github.Ptr(id)}
+	}
+	bot := user(githubActionsBot, "Bot", githubActionsBotID)
+	me := user("warden-bot", "User", 77)
+	tests := []struct {
+		name   string
+		apiURL string
+		author *github.User
+		me     *github.User
+		want   bool
+	}{
+		{"dotcom: the workflow bot", DefaultAPIURL, bot, nil, true},
+		{"dotcom: the bot's login with another id", DefaultAPIURL, user(githubActionsBot, "Bot", 1), nil, false},
+		{"dotcom: the bot's login and no id", DefaultAPIURL, &github.User{Login: github.Ptr(githubActionsBot), Type: github.Ptr("Bot")}, nil, false},
+		{"dotcom: another bot", DefaultAPIURL, user("dependabot[bot]", "Bot", 49699333), nil, false},
+		{"dotcom: the bot's login as a user", DefaultAPIURL, user(githubActionsBot, "User", githubActionsBotID), nil, false},
+		{"dotcom: no author", DefaultAPIURL, nil, nil, false},
+		{"GHES: the workflow bot has its own id", "https://ghe.example/api/v3", user(githubActionsBot, "Bot", 12), nil, true},
+		{"GHES: the bot's login in another case", "https://ghe.example/api/v3", user("Github-Actions[bot]", "Bot", 12), nil, false},
+		{"GHES: another bot", "https://ghe.example/api/v3", user("evil[bot]", "Bot", 13), nil, false},
+		{"known identity: itself", DefaultAPIURL, user("warden-bot", "User", 77), me, true},
+		{"known identity: its login, another id", DefaultAPIURL, user("warden-bot", "User", 78), me, false},
+		{"known identity: its login in another case", DefaultAPIURL, user("Warden-Bot", "User", 77), me, false},
+		{"known identity: the workflow bot", DefaultAPIURL, bot, me, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := newGitHubAPI(tt.apiURL, "t", "o", "r", "warden/test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.ownComment(tt.author, tt.me); got != tt.want {
+				t.Errorf("ownComment = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
