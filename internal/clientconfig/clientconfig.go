@@ -6,7 +6,10 @@
 // Values may refer to the environment as the clients define it: ${VAR} and
 // ${VAR:-default} (Claude Code), ${env:VAR} (VS Code, Cursor), plus
 // ${workspaceFolder}, ${workspaceFolderBasename}, ${userHome} and
-// ${pathSeparator}. They are expanded only for the launch: the argv and URL
+// ${pathSeparator}. A config never reads the CI runner's own variables
+// (ACTIONS_*, GITHUB_*, INPUT_*, RUNNER_*: see RunnerVariable), and where
+// Env.Allowed is set (the Action always sets it) only the names it lists.
+// They are expanded only for the launch: the argv and URL
 // a lock records are the values as written in the config, so a lock never
 // holds what came from the environment and is the same on every machine.
 // A server that needs ${input:...} (a prompt no CI can answer) is refused
@@ -66,6 +69,9 @@ type Server struct {
 	Headers []string
 	// Dir is a stdio server's working directory (expanded), or "".
 	Dir string
+	// Secrets are the values the launch took from the environment, which
+	// everything warden prints or writes must mask.
+	Secrets []string
 }
 
 // Config is a parsed config file.
@@ -82,13 +88,27 @@ type Env struct {
 	Lookup    func(string) (string, bool)
 	Workspace string
 	Home      string
+	// Allowed, when not nil, is every variable the config may read: a
+	// ${NAME} of any other name fails its server, naming the variable.
+	// AllowedFrom says in that error where the list is kept ("the
+	// config-env input").
+	Allowed     map[string]bool
+	AllowedFrom string
+}
+
+// Variables says how ReadFile reaches the environment: Lookup reads a
+// variable; Allowed and AllowedFrom are as in Env.
+type Variables struct {
+	Lookup      func(string) (string, bool)
+	Allowed     map[string]bool
+	AllowedFrom string
 }
 
 // ReadFile reads the config at path: a regular file of at most
 // MaxFileBytes. The workspace folder is the directory that holds the
 // client's folder (.vscode, .cursor) or, for a file at the top (.mcp.json),
 // the file's own directory.
-func ReadFile(path string, lookup func(string) (string, bool)) (*Config, error) {
+func ReadFile(path string, vars Variables) (*Config, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
@@ -110,8 +130,11 @@ func ReadFile(path string, lookup func(string) (string, bool)) (*Config, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
-	home, _ := lookup("HOME")
-	cfg, err := Parse(data, Env{Lookup: lookup, Workspace: workspaceOf(abs), Home: home})
+	if vars.Lookup == nil {
+		vars.Lookup = func(string) (string, bool) { return "", false }
+	}
+	home, _ := vars.Lookup("HOME")
+	cfg, err := Parse(data, Env{Lookup: vars.Lookup, Workspace: workspaceOf(abs), Home: home, Allowed: vars.Allowed, AllowedFrom: vars.AllowedFrom})
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
@@ -188,12 +211,14 @@ func parseServer(name string, v *jsonv.Value, env Env) Server {
 		}
 		s.Disabled = d.Bool
 	}
-	s.Err = s.fill(v, env)
+	x := &expander{env: env}
+	s.Err = s.fill(v, x)
+	s.Secrets = x.secrets
 	return s
 }
 
 // fill reads the launch of a server entry and expands its variables.
-func (s *Server) fill(v *jsonv.Value, env Env) error {
+func (s *Server) fill(v *jsonv.Value, x *expander) error {
 	typ, err := optString(v, "type")
 	if err != nil {
 		return err
@@ -218,7 +243,6 @@ func (s *Server) fill(v *jsonv.Value, env Env) error {
 		return errors.New(`the entry has both "command" and "url"`)
 	}
 	remote := typ == "http" || typ == "sse" || typ == "streamable-http" || typ == "streamableHttp" || (typ == "" && command == "" && url != "")
-	x := expander{env: env}
 	if remote {
 		if url == "" {
 			return errors.New(`an http or sse server needs a "url"`)
@@ -288,7 +312,7 @@ func (s *Server) fill(v *jsonv.Value, env Env) error {
 			return err
 		}
 		if !filepath.IsAbs(s.Dir) {
-			s.Dir = filepath.Join(env.Workspace, s.Dir)
+			s.Dir = filepath.Join(x.env.Workspace, s.Dir)
 		}
 	}
 	if v.Has("headers") {

@@ -158,21 +158,21 @@ func TestReadFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"servers": {"s": {"command": "node", "args": ["${workspaceFolder}/x.js"]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := ReadFile(path, func(string) (string, bool) { return "", false })
+	c, err := ReadFile(path, Variables{Lookup: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Servers[0].LaunchArgv[1]; got != filepath.Join(dir, "x.js") {
 		t.Errorf("workspaceFolder of .vscode/mcp.json = %q", got)
 	}
-	if _, err := ReadFile(dir, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := ReadFile(dir, Variables{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a directory: %v", err)
 	}
 	big := filepath.Join(dir, "big.json")
 	if err := os.WriteFile(big, make([]byte, MaxFileBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(big, nil); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := ReadFile(big, Variables{}); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("a big file: %v", err)
 	}
 }

@@ -6,14 +6,17 @@ import (
 	"strings"
 )
 
-// expander replaces the variables of config values for the launch.
+// expander replaces the variables of config values for the launch, and
+// records every value it took from the environment: those are what output
+// must mask (Server.Secrets).
 type expander struct {
-	env Env
+	env     Env
+	secrets []string
 }
 
 // expand replaces every ${...} in s. where names the value in errors, which
 // never quote what a variable holds.
-func (x expander) expand(s, where string) (string, error) {
+func (x *expander) expand(s, where string) (string, error) {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -36,7 +39,7 @@ func (x expander) expand(s, where string) (string, error) {
 }
 
 // variable resolves the inside of one ${...}.
-func (x expander) variable(ref, where string) (string, error) {
+func (x *expander) variable(ref, where string) (string, error) {
 	switch ref {
 	case "workspaceFolder":
 		return x.env.Workspace, nil
@@ -58,13 +61,47 @@ func (x expander) variable(ref, where string) (string, error) {
 	if !isEnvName(name) {
 		return "", fmt.Errorf("%s: ${%s} is not a variable warden knows (${NAME}, ${NAME:-default}, ${env:NAME}, ${workspaceFolder}, ${userHome})", where, clip(ref))
 	}
+	if RunnerVariable(name) {
+		return "", fmt.Errorf("%s: ${%s} is a variable of the CI runner, which a config may never read (its tokens reach the workflow's credentials)", where, name)
+	}
+	if x.env.Allowed != nil && !x.env.Allowed[name] {
+		from := x.env.AllowedFrom
+		if from == "" {
+			from = "the variables this config may read"
+		}
+		return "", fmt.Errorf("%s: ${%s} is not in %s; add it there if the server should get it", where, name, from)
+	}
 	if v, ok := x.env.Lookup(name); ok {
+		x.secrets = append(x.secrets, v)
 		return v, nil
 	}
 	if hasDefault {
 		return def, nil
 	}
 	return "", fmt.Errorf("%s: environment variable %s is not set", where, name)
+}
+
+// runnerPrefixes name the variables a CI runner sets for its own use:
+// GitHub's (ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN, which
+// mints OIDC tokens for cloud credentials, GITHUB_TOKEN, the Action's
+// INPUT_GITHUB-TOKEN) and the runner's own settings.
+func runnerPrefixes() []string {
+	return []string{"ACTIONS_", "GITHUB_", "INPUT_", "RUNNER_"}
+}
+
+// RunnerVariable reports whether name is one of the CI runner's own
+// variables, which a config's ${...} may never read, whatever else is
+// allowed: a pull request edits the config, and these hold the job's
+// tokens. The comparison ignores case, so that no spelling slips through
+// on a system whose environment is not case-sensitive.
+func RunnerVariable(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, p := range runnerPrefixes() {
+		if strings.HasPrefix(upper, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func isEnvName(s string) bool {
