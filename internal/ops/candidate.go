@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/mask"
 )
 
 // CandidateOptions configure Candidate.
@@ -19,6 +20,8 @@ type CandidateOptions struct {
 	// AllowSecretInLock returns the lock even when a value it stores
 	// verbatim matches a secret pattern (see StoredSecretError).
 	AllowSecretInLock bool
+	// Handed are the values handed to the server (see PinOptions.Handed).
+	Handed *mask.Set
 }
 
 // Candidate returns the lock a pin would have written from a check's
@@ -38,6 +41,11 @@ func Candidate(res *CheckResult, o CandidateOptions) (*lock.Lock, error) {
 		}
 	}
 	l.Findings = append([]lock.Finding{}, res.Findings...)
+	if !o.AllowSecretInLock {
+		if err := storedHandedSecrets(&l, o.Handed); err != nil {
+			return nil, fmt.Errorf("candidate lock: %w", err)
+		}
+	}
 	l.WardenVersion = o.Version
 	l.Pin = lock.NewPin(lock.PinInfo{
 		Version:         o.Version,

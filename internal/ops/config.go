@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/report"
 	"github.com/wardenlock/warden/internal/surface"
 )
@@ -41,6 +42,8 @@ type ConfigOptions struct {
 	Environment       string
 	AllowSecretInLock bool
 	Now               func() time.Time
+	// Handed are the values handed to the servers (see PinOptions.Handed).
+	Handed *mask.Set
 }
 
 // ServerRun is one server's part of a config run.
@@ -68,6 +71,7 @@ func PinConfig(ctx context.Context, o ConfigOptions) ([]ServerRun, error) {
 			Environment:       o.Environment,
 			Now:               o.Now,
 			AllowSecretInLock: o.AllowSecretInLock,
+			Handed:            o.Handed,
 		})
 	})
 }

@@ -51,17 +51,59 @@ func verifyLock(path string, l *lock.Lock) error {
 // file, as lock.WriteAtomic requires (it never writes through a symbolic
 // link). Capturing first would launch the server only to fail at the end.
 func CheckLockPath(path string) error {
+	_, err := checkLockPath(path)
+	return err
+}
+
+// lockFolder is the folder a lock path led to when it was checked.
+type lockFolder struct {
+	path string
+	info fs.FileInfo
+}
+
+// checkLockPath is CheckLockPath, returning the folder it found.
+func checkLockPath(path string) (lockFolder, error) {
+	folder, err := checkLockFolder(path)
+	if err != nil {
+		return lockFolder{}, err
+	}
+	return folder, checkLockFile(path)
+}
+
+// recheck refuses, after the server ran and before the lock is written,
+// a lock path that no longer leads where it did: a server runs in the
+// repository and may swap the lock's folder (or one above it) for a link
+// elsewhere, and the write must not follow it there.
+func (f lockFolder) recheck(path string) error {
+	now, err := checkLockFolder(path)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(f.info, now.info) {
+		return fmt.Errorf("lock %s: the folder %s changed while the server ran (it now leads elsewhere); nothing was written", path, f.path)
+	}
+	return checkLockFile(path)
+}
+
+// checkLockFolder checks that the folder of a lock path exists and is a
+// folder.
+func checkLockFolder(path string) (lockFolder, error) {
 	dir := filepath.Dir(path)
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("lock %s: the folder %s does not exist; create it first or choose another --lock path", path, dir)
+		return lockFolder{}, fmt.Errorf("lock %s: the folder %s does not exist; create it first or choose another --lock path", path, dir)
 	case err != nil:
-		return fmt.Errorf("lock %s: %w", path, err)
+		return lockFolder{}, fmt.Errorf("lock %s: %w", path, err)
 	case !info.IsDir():
-		return fmt.Errorf("lock %s: %s is not a folder", path, dir)
+		return lockFolder{}, fmt.Errorf("lock %s: %s is not a folder", path, dir)
 	}
-	info, err = os.Lstat(path)
+	return lockFolder{path: dir, info: info}, nil
+}
+
+// checkLockFile checks that a lock path is absent or a regular file.
+func checkLockFile(path string) error {
+	info, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/surface"
 )
 
@@ -96,6 +97,10 @@ type PinOptions struct {
 	Surface string
 	// Stdin is what Surface "-" reads.
 	Stdin io.Reader
+	// Handed are the values handed to the server (--env, --header, a
+	// config's variables): a lock that would store one verbatim is refused
+	// like a secret (see storedHandedSecrets).
+	Handed *mask.Set
 }
 
 // PinResult is what Pin wrote.
@@ -118,7 +123,8 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if o.LockPath == "" {
 		o.LockPath = "warden.lock"
 	}
-	if err := CheckLockPath(o.LockPath); err != nil {
+	folder, err := checkLockPath(o.LockPath)
+	if err != nil {
 		return nil, err
 	}
 	// The URL is stored verbatim in the lock: refuse credentials in it
@@ -182,6 +188,9 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
+	if err := folder.recheck(o.LockPath); err != nil {
+		return nil, err
+	}
 	// The lock must not store a secret verbatim: checked while it is
 	// written, and nothing replaces o.LockPath if one is found.
 	var check func() error
@@ -191,7 +200,12 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		screened := sink
 		check = func() error { return screened.storedSecrets(l) }
 	default:
-		check = func() error { return storedSecrets(l) }
+		check = func() error {
+			if err := storedSecrets(l); err != nil {
+				return err
+			}
+			return storedHandedSecrets(l, o.Handed)
+		}
 	}
 	if sink != nil {
 		err := sink.w.Finish(l, check)

@@ -11,6 +11,7 @@ import (
 	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/mask"
 )
 
 // StoredSecretError refuses a pin whose lock would hold a secret verbatim.
@@ -39,6 +40,33 @@ func (e *StoredSecretError) Error() string {
 // one, no string in it can match (see findings.MayHoldVendorSecret).
 func storedSecrets(l *lock.Lock) error { return storedSecretsScreened(l, toolMayHoldSecret) }
 
+// storedHandedSecrets refuses a lock that would store, verbatim, a value
+// handed to the server (an --env or --header value, a config's expanded
+// variable): a server that names a tool after its token, or lists it in an
+// enum, must not get it committed. Output masks such values; a lock cannot
+// be masked without breaking its digests, so the pin is refused instead.
+func storedHandedSecrets(l *lock.Lock, handed *mask.Set) error {
+	if handed.Len() == 0 {
+		return nil
+	}
+	w := &secretWalker{handed: handed}
+	root := jsonv.Path{}
+	w.walk(root.Key("server"), lock.ServerValue(l.Server))
+	for i, t := range l.Tools {
+		w.walk(root.Key("tools").Index(i), lock.ToolValue(t))
+	}
+	for i, r := range l.Resources {
+		w.walk(root.Key("resources").Index(i), lock.ResourceValue(r))
+	}
+	for i, p := range l.Prompts {
+		w.walk(root.Key("prompts").Index(i), lock.PromptValue(p))
+	}
+	if len(w.where) == 0 {
+		return nil
+	}
+	return &StoredSecretError{Where: w.where}
+}
+
 // storedSecretsScreened is storedSecrets with the screen of tool entries
 // given: mayHold must be true for every entry toolMayHoldSecret is true for
 // (a pin that built the entries on several goroutines screened them there).
@@ -57,6 +85,12 @@ func storedSecretsScreened(l *lock.Lock, mayHold func(lock.Tool) bool) error {
 	}
 	for i, p := range l.Prompts {
 		w.walk(root.Key("prompts").Index(i), lock.PromptValue(p))
+	}
+	// Findings quote the surface (targets, snippets) and are embedded.
+	for i, f := range l.Findings {
+		for _, text := range []string{f.Target, f.Message, f.Snippet} {
+			w.walk(root.Key("findings").Index(i), jsonv.NewString(text))
+		}
 	}
 	if len(w.where) == 0 {
 		return nil
@@ -83,11 +117,20 @@ func toolMayHoldSecret(t lock.Tool) bool {
 // lock member.
 type secretWalker struct {
 	where []string
+	// handed, when set, makes the walker look for these values instead
+	// of the vendor patterns.
+	handed *mask.Set
 }
 
 func (w *secretWalker) walk(p jsonv.Path, v *jsonv.Value) {
 	switch v.Kind {
 	case jsonv.String:
+		if w.handed != nil {
+			if w.handed.Contains(v.Text) {
+				w.where = append(w.where, p.String()+" (a value handed to the server through --env, --header or a config variable)")
+			}
+			return
+		}
 		if !findings.MayHoldVendorSecret(v.Text) {
 			return
 		}

@@ -3,7 +3,8 @@
 // variable's name and its description the value. warden's capture tests use
 // it to check, through the ordinary capture path, exactly which variables a
 // stdio server receives (the allowlist, --env NAME and --env NAME=VALUE, and
-// nothing else).
+// nothing else). With ENVSERVER_TOOL_NAMED_BY=NAME it also declares a tool
+// named by the value of NAME.
 //
 // Usage:
 //
@@ -76,6 +77,11 @@ func envTools() []any {
 			"description": value,
 			"inputSchema": map[string]any{"type": "object"},
 		})
+	}
+	// A server that names a tool after a secret it was handed: the name
+	// is stored in the lock verbatim.
+	if from := os.Getenv("ENVSERVER_TOOL_NAMED_BY"); from != "" {
+		tools = append(tools, map[string]any{"name": os.Getenv(from), "inputSchema": map[string]any{"type": "object"}})
 	}
 	return tools
 }
