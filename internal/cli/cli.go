@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wardenlock/warden/internal/capture"
+	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
 )
@@ -40,6 +41,10 @@ type Env struct {
 	Reaper *capture.Reaper
 	// Stdin is what --surface - reads; nil means no standard input.
 	Stdin io.Reader
+	// Secrets collects the values handed to servers (--env, --header, a
+	// config's variables); Main masks them in Stdout and Stderr. Commands
+	// add to it as they learn them, before they launch anything.
+	Secrets *mask.Set
 }
 
 const usage = `usage: warden <command> [flags]
@@ -63,6 +68,22 @@ func Main(ctx context.Context, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = func(string) string { return "" }
 	}
+	// Under GitHub Actions the real streams are made inert; the mask below
+	// writes through them, so a secret is masked before anything else
+	// rewrites the text.
+	env, flushInert := inertOutput(env)
+	defer flushInert()
+	// Every line leaves through a mask of the secrets a command hands its
+	// server: a server that echoes its argv or token to stderr, or a
+	// command that is not found, must not get it quoted back in warden's
+	// output.
+	env.Secrets = mask.New()
+	stdout, stderr := env.Secrets.Writer(env.Stdout), env.Secrets.Writer(env.Stderr)
+	env.Stdout, env.Stderr = stdout, stderr
+	defer func() {
+		_ = stdout.Flush()
+		_ = stderr.Flush()
+	}()
 	if len(env.Args) == 0 {
 		fmt.Fprintln(env.Stderr, usage)
 		return ExitError
@@ -74,6 +95,31 @@ func Main(ctx context.Context, env Env) int {
 		return fail(env, oneLine(err))
 	}
 	return code
+}
+
+// inertOutput returns env with Stdout and Stderr neutralised when warden
+// runs under GitHub Actions (GITHUB_ACTIONS=true: a workflow's run: step,
+// the pre-commit hook in a job, the image's "args: check ..." form). The
+// runner reads every line a step prints, on both streams, as a possible
+// workflow command, and warden's output quotes server-, lock- and
+// config-controlled text (the drift table, pin findings, a server's stderr
+// in an error line), so every line goes through report.InertWriter: a
+// "::" that starts a line or a "##[" anywhere is escaped, and nothing else
+// changes. Elsewhere the output is exactly as written. The action command
+// is left alone: it writes workflow commands of its own through a
+// report.JobLog, which neutralises everything else it prints. flush writes
+// an unterminated last line.
+func inertOutput(env Env) (_ Env, flush func()) {
+	if !strings.EqualFold(env.Getenv("GITHUB_ACTIONS"), "true") || (len(env.Args) > 0 && env.Args[0] == "action") {
+		return env, func() {}
+	}
+	out, errw := report.NewInertWriter(env.Stdout), report.NewInertWriter(env.Stderr)
+	env.Stdout, env.Stderr = out, errw
+	return env, func() {
+		// Nothing is left to report a failed write to.
+		_ = out.Flush()
+		_ = errw.Flush()
+	}
 }
 
 // dispatch runs the command cmd with its arguments.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
+	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/ops"
 )
 
@@ -39,6 +40,21 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.maxItems, "max-items", capture.DefaultMaxItems, "fail when a tools, resources or prompts list has more than `N` items")
 	fs.Int64Var(&t.maxMessageBytes, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted, in `bytes`")
 	fs.StringVar(&t.protocol, "protocol", "auto", "MCP protocol `era`: auto (probe with server/discover, fall back to initialize), modern (2026-07-28 only) or legacy (initialize only)")
+}
+
+// secretValues are the values the flags hand the server, which output
+// must mask: every --env value and every secret part of a --header value
+// (mask.EnvValue, mask.HeaderParts).
+func (t *targetFlags) secretValues(getenv func(string) string) []string {
+	var out []string
+	for _, e := range t.env {
+		out = append(out, mask.EnvValue(e, getenv))
+	}
+	for _, h := range t.headers {
+		_, value, _ := strings.Cut(h, ":")
+		out = append(out, mask.HeaderParts(value, getenv)...)
+	}
+	return out
 }
 
 func (t *targetFlags) target(argv []string) (ops.Target, error) {
@@ -111,6 +127,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return ExitError
 	}
+	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
 		return fail(env, oneLine(err))
 	}
@@ -143,6 +160,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		Actor:             *actor,
 		Environment:       env.Getenv("WARDEN_ENV"),
 		AllowSecretInLock: *allowSecret,
+		Handed:            env.Secrets,
 	})
 	if err != nil {
 		return fail(env, oneLine(err))
@@ -171,6 +189,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return ExitError
 	}
+	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
 		return fail(env, oneLine(err))
 	}

@@ -19,6 +19,8 @@ type configFlags struct {
 	servers listFlag
 	lockDir string
 	jobs    int
+	// allowEnv, when given, is every variable the config may read.
+	allowEnv listFlag
 }
 
 func (c *configFlags) register(fs *flag.FlagSet) {
@@ -26,6 +28,7 @@ func (c *configFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.servers, "server", "with --config: only the server `NAME` (repeatable)")
 	fs.StringVar(&c.lockDir, "lock-dir", "", "with --config: `DIR` of the <server>.warden.lock files (default: beside the config)")
 	fs.IntVar(&c.jobs, "jobs", ops.DefaultJobs, "with --config: capture up to `N` servers at once")
+	fs.Var(&c.allowEnv, "config-env", "with --config: the config may read the variable `NAME` (repeatable; once given, no other; the runner's ACTIONS_*, GITHUB_*, INPUT_*, RUNNER_* never)")
 }
 
 // usedWith refuses the single-server flags next to --config, and the config
@@ -34,7 +37,7 @@ func (c *configFlags) usedWith(fs *flag.FlagSet) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.path == "" {
-		for _, n := range []string{"server", "lock-dir", "jobs"} {
+		for _, n := range []string{"server", "lock-dir", "jobs", "config-env"} {
 			if set[n] {
 				return fmt.Errorf("--%s needs --config", n)
 			}
@@ -57,9 +60,22 @@ func (c *configFlags) usedWith(fs *flag.FlagSet) error {
 
 // options reads the config and builds the run's options.
 func (c *configFlags) options(env Env, tf *targetFlags) (ops.ConfigOptions, error) {
-	cfg, err := clientconfig.ReadFile(c.path, lookupEnv(env))
+	vars := clientconfig.Variables{Lookup: lookupEnv(env)}
+	if len(c.allowEnv) > 0 {
+		vars.Allowed, vars.AllowedFrom = map[string]bool{}, "--config-env"
+		for _, n := range c.allowEnv {
+			if clientconfig.RunnerVariable(n) {
+				return ops.ConfigOptions{}, fmt.Errorf("--config-env %q: a variable of the CI runner, which a config may never read", n)
+			}
+			vars.Allowed[n] = true
+		}
+	}
+	cfg, err := clientconfig.ReadFile(c.path, vars)
 	if err != nil {
 		return ops.ConfigOptions{}, err
+	}
+	for _, s := range cfg.Servers {
+		env.Secrets.Add(s.Secrets...)
 	}
 	// The base target carries the shared bounds; its launch is a
 	// placeholder that each server replaces.
@@ -89,6 +105,7 @@ func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags
 		return fail(env, oneLine(err))
 	}
 	o.Approve, o.Approver, o.Actor, o.Environment, o.AllowSecretInLock = pin.Approve, pin.Approver, pin.Actor, pin.Environment, pin.AllowSecretInLock
+	o.Handed = env.Secrets
 	runs, err := ops.PinConfig(ctx, o)
 	if err != nil {
 		return fail(env, oneLine(err))

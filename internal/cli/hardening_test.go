@@ -149,3 +149,43 @@ func TestPinRefusesURLCredentials(t *testing.T) {
 		t.Fatalf("query value with --allow-secret-in-lock: exit %d, %s", code, errs)
 	}
 }
+
+// TestPinRefusesFolderSwappedDuringCapture: a server that runs in the
+// repository swaps the lock's folder for a link to another folder while it
+// is captured. The pin refuses to write, and neither folder gets a lock.
+func TestPinRefusesFolderSwappedDuringCapture(t *testing.T) {
+	srv := demoServer(t)
+	root := t.TempDir()
+	locks := filepath.Join(root, "locks")
+	victim := filepath.Join(root, "victim")
+	for _, d := range []string{locks, victim} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lockPath := filepath.Join(locks, "warden.lock")
+	swap := `mv "$1" "$1.moved" && ln -s "$2" "$1" && exec "$3"`
+	code, out, errs := run(t, "pin", "--lock", lockPath, "--", "sh", "-c", swap, "sh", locks, victim, srv)
+	if code != ExitError || !strings.Contains(errs, "changed while the server ran") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, d := range []string{victim, locks + ".moved"} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 0 {
+			t.Fatalf("%s holds %v after the refused pin", d, entries)
+		}
+	}
+	// Without the swap the same launch pins.
+	if err := os.Remove(locks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(locks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(t, "pin", "--lock", lockPath, "--", "sh", "-c", `exec "$1"`, "sh", srv); code != ExitClean {
+		t.Fatalf("plain pin: exit %d, %s", code, errs)
+	}
+}
