@@ -142,7 +142,7 @@ func reportConfig(env Env, of outputFlags, mode string, runs []ops.ServerRun) in
 		if err := report.WriteServerSARIF(&buf, reports); err != nil {
 			return fail(env, oneLine(err))
 		}
-		if err := lock.WriteAtomic(of.sarif, buf.Bytes()); err != nil {
+		if err := lock.WriteAtomic(of.sarif, env.Secrets.Bytes(buf.Bytes())); err != nil {
 			return fail(env, oneLine(err))
 		}
 	}

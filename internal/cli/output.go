@@ -32,7 +32,7 @@ func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items [
 	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
 		return err
 	}
-	if err := lock.WriteAtomic(path, buf.Bytes()); err != nil {
+	if err := lock.WriteAtomic(path, env.Secrets.Bytes(buf.Bytes())); err != nil {
 		return err
 	}
 	if n := len(findings) + len(items); n > report.SARIFResultLimit {
