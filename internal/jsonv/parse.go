@@ -3,6 +3,7 @@ package jsonv
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
@@ -43,13 +44,19 @@ type Options struct {
 	MaxValues int
 }
 
-// ValueLimitError is the failure of a document over Options.MaxValues.
+// ValueLimitError is the failure of a document over Options.MaxValues, or
+// of one value over the bound Decoder.ValueWithin was given.
 type ValueLimitError struct {
-	// Limit is the MaxValues that was exceeded.
+	// Limit is the MaxValues (or ValueWithin bound) that was exceeded.
 	Limit int
+	// Path is the value ValueWithin refused; nil for the document's bound.
+	Path Path
 }
 
 func (e *ValueLimitError) Error() string {
+	if e.Path != nil {
+		return fmt.Sprintf("%s holds more than %d JSON values", e.Path, e.Limit)
+	}
 	return fmt.Sprintf("more than %d JSON values", e.Limit)
 }
 
@@ -335,6 +342,30 @@ func (d *Decoder) Value() (*Value, error) {
 	}
 	d.consumed++
 	return v, nil
+}
+
+// ValueWithin is Value for a value that may hold at most max JSON values
+// (itself included): one more is refused, before it is built, with a
+// *ValueLimitError naming the value's path. A reader that keeps a member
+// as a tree bounds what it costs this way. The document's own bound
+// (Options.MaxValues) still applies.
+func (d *Decoder) ValueWithin(max int) (*Value, error) {
+	saved := d.maxValues
+	limit := d.values + max
+	own := saved <= 0 || limit < saved
+	if own {
+		d.maxValues = limit
+	}
+	v, err := d.Value()
+	d.maxValues = saved
+	var le *ValueLimitError
+	if own && err != nil && errors.As(err, &le) && le.Path == nil && d.err == err {
+		path := make(Path, len(d.path))
+		copy(path, d.path)
+		d.err = &ValueLimitError{Limit: max, Path: path}
+		return nil, d.err
+	}
+	return v, err
 }
 
 // within notes, on a refusal from inside a value the tree parser was

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -120,16 +121,13 @@ type lockDecoder struct {
 	// come before it (not in a lock warden or the reference wrote) wait,
 	// as compact text, until it is known.
 	svSeen  bool
-	pending []pendingTool
+	pending []toolJob
 	work    *toolWork
+	// keptValues counts the values kept as trees (the pin, inspection
+	// blocks), charged against the bytes read (see charge).
+	keptValues int
 	// compact and canonical are Transcode's buffers, reused.
 	compact, canonical []byte
-}
-
-// pendingTool is a tool entry read before schema_version.
-type pendingTool struct {
-	raw jsonv.Raw
-	seq int
 }
 
 // noSeq orders a failure after every unit of the document.
@@ -168,7 +166,7 @@ func (ld *lockDecoder) run() (*Lock, error) {
 	d, r, l := ld.d, &ld.r, ld.l
 	root := jsonv.Path{}
 	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
-		v, err := d.Value()
+		v, err := kindOnly(d)
 		if err == nil {
 			err = d.Finish()
 		}
@@ -192,25 +190,47 @@ func (ld *lockDecoder) run() (*Lock, error) {
 		case "tools":
 			return ld.toolItems(p)
 		case "resources":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
+			return ld.items(p, resourceKeys, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Resources = append(l.Resources, r.resource(v, ip))
 			})
 		case "prompts":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
+			return ld.items(p, promptKeys, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Prompts = append(l.Prompts, r.prompt(v, ip))
 			})
 		case "findings":
-			return ld.items(p, func(v *jsonv.Value, ip jsonv.Path, _ int) {
+			return ld.items(p, findingKeys, func(v *jsonv.Value, ip jsonv.Path, _ int) {
 				l.Findings = append(l.Findings, r.finding(v, ip))
 			})
-		case "schema_version", "warden_version", "server", "overall_digest", "pin":
-			v, err := d.Value()
+		case "schema_version", "warden_version", "overall_digest":
+			v, err := kindOnly(d)
 			if err != nil {
 				return err
 			}
-			ld.unit(func(int) { ld.member(key, v) })
+			ld.unit(func(int) { ld.member(key, v, nil) })
+			return nil
+		case "server":
+			var args strItems
+			v, err := ld.entry(serverKeys, func(obj *jsonv.Value, key string) (bool, error) {
+				if key != "args" {
+					return false, nil
+				}
+				return ld.stringList(obj, key, &args, maxArgs)
+			})
+			if err != nil {
+				return err
+			}
+			ld.unit(func(int) { ld.member(key, v, &args) })
+			return nil
+		case "pin":
+			v, err := ld.kept(p, maxPinValues)
+			if err != nil {
+				return err
+			}
+			ld.unit(func(int) { ld.member(key, v, nil) })
 			return nil
 		}
+		// Unknown members are ignored (SPEC §3 lists the keys a reader
+		// needs): checked, never built.
 		return d.Skip()
 	})
 	if err == nil {
@@ -223,16 +243,13 @@ func (ld *lockDecoder) run() (*Lock, error) {
 	}
 	// Tools read before schema_version are checked now that it is known,
 	// in order, after the others (they all precede it in the document).
-	for _, pt := range ld.pending {
+	for _, j := range ld.pending {
 		if toolErr != nil {
 			break
 		}
-		v, err := pt.raw.Value()
-		if err != nil {
-			return nil, documentError(err)
-		}
+		j.sv = l.SchemaVersion
 		tw := newToolWork(0)
-		tw.add(toolJob{v: v, p: root.Key("tools").Index(len(tools)), sv: l.SchemaVersion, seq: pt.seq})
+		tw.add(j)
 		more, e, at := tw.wait()
 		tools = append(tools, more...)
 		toolErr, toolSeq = e, at
@@ -265,17 +282,166 @@ func (ld *lockDecoder) run() (*Lock, error) {
 	return l, nil
 }
 
+// The bounds on what a lock may make the reader keep. A lock is read one
+// entry at a time and held in compact form, but a few members are kept as
+// trees, which cost some 80 bytes a JSON value (forty times the text of a
+// list of small numbers): their values are counted as they are read, and a
+// lock is refused past these bounds, before more is built. No lock warden
+// or the reference writes comes near them.
+const (
+	// maxPinValues bounds the pin (kept whole for rewriting): its known
+	// keys, the attestations each rotation adds (six values each) and the
+	// keys of other writers (SPEC §10), which it keeps.
+	maxPinValues = 1 << 16
+	// maxInspectionValues bounds one tool's inspection block (SPEC §11:
+	// three keys).
+	maxInspectionValues = 1 << 12
+	// keptFree and bytesPerKept bound the values kept as trees in all:
+	// keptFree of them, and one more for every bytesPerKept bytes read, so
+	// that what is kept stays within some ten times the file.
+	keptFree     = 1 << 16
+	bytesPerKept = 8
+	// maxCapabilities bounds one tool's capabilities list, which warden
+	// writes from five flags.
+	maxCapabilities = 1 << 10
+	// maxArgs bounds the launch's arguments, as an operating system
+	// bounds a command line (Linux passes at most some 2 MB of them).
+	maxArgs = 1 << 16
+)
+
+// The members of each kind of entry that the field readers look at; an
+// entry's other members are checked as JSON and skipped, never built.
+var (
+	serverKeys   = []string{"command", "args", "url", "command_digest"}
+	toolKeys     = []string{"name", "description_hash", "input_schema_hash", "capabilities", "entry_digest", "inspection", "schema_skeleton", "annotations_hash", "output_schema_hash", "output_schema_skeleton"}
+	resourceKeys = []string{"uri", "name", "description_hash", "mime_type", "entry_digest"}
+	promptKeys   = []string{"name", "description_hash", "arguments_hash", "entry_digest"}
+	findingKeys  = []string{"rule_id", "severity", "target", "message", "snippet"}
+)
+
+// kindOnly reads the value at the current position: whole when it is a
+// scalar, and a container is checked and skipped, standing as an empty one
+// of its kind. It serves where the field readers want a scalar (or an
+// object the caller reads otherwise): all they tell of anything else is
+// its kind.
+func kindOnly(d *jsonv.Decoder) (*jsonv.Value, error) {
+	switch kind, ok := d.Next(); {
+	case ok && kind == jsonv.Array:
+		return jsonv.NewArray(), d.Skip()
+	case ok && kind == jsonv.Object:
+		return jsonv.NewObject(), d.Skip()
+	}
+	return d.Value()
+}
+
+// entry reads the object at the current position into a tree of its
+// members listed in keys, for the field readers, each read by kindOnly
+// unless special (when not nil) reads it: special reports whether it did,
+// having added what stands for the member to obj. Other members are
+// skipped. A value that is not an object is read by kindOnly.
+func (ld *lockDecoder) entry(keys []string, special func(obj *jsonv.Value, key string) (bool, error)) (*jsonv.Value, error) {
+	d := ld.d
+	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+		return kindOnly(d)
+	}
+	obj := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(keys))}
+	err := d.Object(func(key string) error {
+		if !slices.Contains(keys, key) {
+			return d.Skip()
+		}
+		if special != nil {
+			if done, err := special(obj, key); done || err != nil {
+				return err
+			}
+		}
+		v, err := kindOnly(d)
+		if err != nil {
+			return err
+		}
+		obj.Members = append(obj.Members, jsonv.M(key, v))
+		return nil
+	})
+	return obj, err
+}
+
+// strItems is a list of strings read item by item (see stringList),
+// without a tree: the strings, and the first item refused.
+type strItems struct {
+	present bool
+	list    []string
+	// bad is the first item that is not a string (as kindOnly read it),
+	// at index at; over is set instead when the list passed its bound.
+	bad  *jsonv.Value
+	at   int
+	over bool
+}
+
+// stringList reads the member key of obj into dst when it is an array,
+// item by item, and puts an empty array in its place in obj; it reports
+// whether it did. Items past the first refused one, or past max, are
+// checked and skipped.
+func (ld *lockDecoder) stringList(obj *jsonv.Value, key string, dst *strItems, max int) (bool, error) {
+	d := ld.d
+	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
+		return false, nil
+	}
+	*dst = strItems{present: true, list: []string{}}
+	err := d.Array(func(i int) error {
+		if dst.bad != nil || dst.over {
+			return d.Skip()
+		}
+		if i >= max {
+			dst.over, dst.at = true, i
+			return d.Skip()
+		}
+		v, err := kindOnly(d)
+		if err != nil {
+			return err
+		}
+		if v.Kind != jsonv.String {
+			dst.bad, dst.at = v, i
+			return nil
+		}
+		dst.list = append(dst.list, v.Text)
+		return nil
+	})
+	obj.Members = append(obj.Members, jsonv.M(key, jsonv.NewArray()))
+	return true, err
+}
+
+// kept reads the value at p, the current position, to be kept as a tree:
+// an object of at most max values, charged to the values kept in all (see
+// keptFree); anything else is read by kindOnly.
+func (ld *lockDecoder) kept(p jsonv.Path, max int) (*jsonv.Value, error) {
+	d := ld.d
+	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+		return kindOnly(d)
+	}
+	before := d.Values()
+	v, err := d.ValueWithin(max)
+	if err != nil {
+		return nil, err
+	}
+	ld.keptValues += d.Values() - before
+	if ld.keptValues > keptFree+int(d.Offset()/bytesPerKept) {
+		return nil, errAt(p, "the lock's pin and inspection blocks hold %d JSON values by here, more than warden keeps for a lock of %d bytes (%d, and one for every %d bytes)", ld.keptValues, d.Offset(), keptFree, bytesPerKept)
+	}
+	return v, nil
+}
+
 // toolItems walks the tools array. An entry is read member by member: its
 // skeletons are transcoded (their compact text and the canonical text the
-// entry digest covers, in one pass, see jsonv.Decoder.Transcode) and the
-// rest, a few small members, read as a tree, so that no skeleton's tree is
-// built; the worker checks the entry with the skeletons standing in as
-// empty objects. An entry that is not an object, or one read before
-// schema_version, is read whole.
+// entry digest covers, in one pass, see jsonv.Decoder.Transcode), its
+// capabilities read as a list of strings, its inspection block kept (see
+// kept), the rest of its known members read by kindOnly and the others
+// skipped, so that no tree is built but of a few scalars; the worker
+// checks the entry with the skeletons and capabilities standing in as
+// empty containers. Entries read before schema_version wait until it is
+// known.
 func (ld *lockDecoder) toolItems(p jsonv.Path) error {
 	d, r, l := ld.d, &ld.r, ld.l
 	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
-		v, err := d.Value()
+		v, err := kindOnly(d)
 		if err != nil {
 			return err
 		}
@@ -286,59 +452,66 @@ func (ld *lockDecoder) toolItems(p jsonv.Path) error {
 		if ld.failed() {
 			return d.Skip()
 		}
-		ip := p.Index(i)
-		if kind, ok := d.Next(); !ok || kind != jsonv.Object || !ld.svSeen {
-			v, err := d.Value()
-			if err != nil {
-				return err
-			}
-			ld.unit(func(seq int) {
-				if !ld.svSeen {
-					ld.pending = append(ld.pending, pendingTool{raw: jsonv.RawOf(v), seq: seq})
-					return
-				}
-				ld.work.add(toolJob{v: v, p: ip, sv: l.SchemaVersion, seq: seq})
-			})
-			return nil
-		}
-		j := toolJob{v: &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, 12)}, p: ip, sv: l.SchemaVersion}
-		err := d.Object(func(key string) error {
-			var sk *transcoded
-			switch key {
-			case "schema_skeleton":
-				sk = &j.skel
-			case "output_schema_skeleton":
-				sk = &j.out
-			}
-			if kind, ok := d.Next(); sk != nil && ok && kind == jsonv.Object {
-				// The digest covers the skeleton as an element of the entry.
-				c, k, cok, err := d.Transcode(ld.compact[:0], ld.canonical[:0], 1)
-				if err != nil {
-					return err
-				}
-				// The text goes to a worker: copy it out of the buffers,
-				// which the next skeleton reuses.
-				ld.compact, ld.canonical = c, k
-				*sk = transcoded{compact: string(c), canonical: bytes.Clone(k), ok: cok, present: true}
-				j.v.Members = append(j.v.Members, jsonv.M(key, jsonv.NewObject()))
-				return nil
-			}
-			v, err := d.Value()
-			if err != nil {
-				return err
-			}
-			j.v.Members = append(j.v.Members, jsonv.M(key, v))
-			return nil
+		j := toolJob{p: p.Index(i), sv: l.SchemaVersion}
+		v, err := ld.entry(toolKeys, func(obj *jsonv.Value, key string) (bool, error) {
+			return ld.toolMember(&j, obj, key)
 		})
 		if err != nil {
 			return err
 		}
+		j.v = v
 		ld.unit(func(seq int) {
 			j.seq = seq
+			if !ld.svSeen {
+				ld.pending = append(ld.pending, j)
+				return
+			}
 			ld.work.add(j)
 		})
 		return nil
 	})
+}
+
+// toolMember reads the members of a tool entry that are not read as
+// scalars: the skeletons (when objects), capabilities (when an array) and
+// the inspection block (when an object).
+func (ld *lockDecoder) toolMember(j *toolJob, obj *jsonv.Value, key string) (bool, error) {
+	d := ld.d
+	var sk *transcoded
+	switch key {
+	case "schema_skeleton":
+		sk = &j.skel
+	case "output_schema_skeleton":
+		sk = &j.out
+	case "capabilities":
+		return ld.stringList(obj, key, &j.caps, maxCapabilities)
+	case "inspection":
+		if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+			return false, nil
+		}
+		v, err := ld.kept(j.p.Key(key), maxInspectionValues)
+		if err != nil {
+			return true, err
+		}
+		obj.Members = append(obj.Members, jsonv.M(key, v))
+		return true, nil
+	default:
+		return false, nil
+	}
+	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+		return false, nil
+	}
+	// The digest covers the skeleton as an element of the entry.
+	c, k, cok, err := d.Transcode(ld.compact[:0], ld.canonical[:0], 1)
+	if err != nil {
+		return true, err
+	}
+	// The text goes to a worker: copy it out of the buffers, which the
+	// next skeleton reuses.
+	ld.compact, ld.canonical = c, k
+	*sk = transcoded{compact: string(c), canonical: bytes.Clone(k), ok: cok, present: true}
+	obj.Members = append(obj.Members, jsonv.M(key, jsonv.NewObject()))
+	return true, nil
 }
 
 // transcoded is a skeleton read by Transcode.
@@ -349,12 +522,13 @@ type transcoded struct {
 	present   bool
 }
 
-// items walks the array at p, reading each item whole and handing it to
-// add with its unit number; a member that is not an array is refused.
-func (ld *lockDecoder) items(p jsonv.Path, add func(v *jsonv.Value, p jsonv.Path, seq int)) error {
+// items walks the array at p, reading each item as an entry with the
+// given keys (see entry) and handing it to add with its unit number; a
+// member that is not an array is refused.
+func (ld *lockDecoder) items(p jsonv.Path, keys []string, add func(v *jsonv.Value, p jsonv.Path, seq int)) error {
 	d, r := ld.d, &ld.r
 	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
-		v, err := d.Value()
+		v, err := kindOnly(d)
 		if err != nil {
 			return err
 		}
@@ -365,7 +539,7 @@ func (ld *lockDecoder) items(p jsonv.Path, add func(v *jsonv.Value, p jsonv.Path
 		if ld.failed() {
 			return d.Skip()
 		}
-		v, err := d.Value()
+		v, err := ld.entry(keys, nil)
 		if err != nil {
 			return err
 		}
@@ -374,8 +548,9 @@ func (ld *lockDecoder) items(p jsonv.Path, add func(v *jsonv.Value, p jsonv.Path
 	})
 }
 
-// member reads one of the small top-level members.
-func (ld *lockDecoder) member(key string, v *jsonv.Value) {
+// member reads one of the small top-level members; args is the server's
+// arguments, when it is the server.
+func (ld *lockDecoder) member(key string, v *jsonv.Value, args *strItems) {
 	r, l := &ld.r, ld.l
 	root := jsonv.Path{}
 	// The field readers look members up in their object: give them one.
@@ -395,7 +570,7 @@ func (ld *lockDecoder) member(key string, v *jsonv.Value) {
 	case "warden_version":
 		l.WardenVersion = r.str(obj, root, key)
 	case "server":
-		l.Server = r.server(v, root.Key(key))
+		l.Server = r.server(v, root.Key(key), args)
 	case "overall_digest":
 		l.OverallDigest = r.str(obj, root, key)
 	case "pin":
@@ -426,8 +601,10 @@ type toolJob struct {
 	seq  int
 	slot *toolSlot
 	// skel and out are the entry's skeletons when they were transcoded;
-	// v then has an empty object in their place.
+	// v then has an empty object in their place. caps is its
+	// capabilities when they were read as a list (an empty array in v).
 	skel, out transcoded
+	caps      strItems
 }
 
 // toolSlot receives one entry's outcome.
@@ -504,7 +681,7 @@ func (w *toolWork) stop() {
 // memoises the digest of its body for Verify.
 func (tw *toolWorker) do(j toolJob, failed *atomic.Bool) {
 	tw.r.err = nil
-	t, skel, out := tw.r.tool(j.v, j.p, j.sv)
+	t, skel, out := tw.r.tool(j.v, j.p, j.sv, &j.caps)
 	if tw.r.err != nil {
 		j.slot.err = tw.r.err
 		failed.Store(true)
@@ -694,7 +871,22 @@ func (r *reader) optObject(obj *jsonv.Value, p jsonv.Path, key string) *jsonv.Va
 	return v
 }
 
-func (r *reader) server(v *jsonv.Value, p jsonv.Path) Server {
+// strItems checks a list read by stringList and returns its strings.
+func (r *reader) strItems(it *strItems, p jsonv.Path, max int) []string {
+	switch {
+	case it.bad != nil:
+		r.fail(p.Index(it.at), "must be a string, found %s", it.bad.Kind)
+		return nil
+	case it.over:
+		r.fail(p, "has more than %d items, more than warden reads", max)
+		return nil
+	}
+	return it.list
+}
+
+// server reads the server block; args, when present, is its arguments
+// as stringList read them.
+func (r *reader) server(v *jsonv.Value, p jsonv.Path, args *strItems) Server {
 	var s Server
 	if !r.object(v, p) {
 		return s
@@ -707,21 +899,27 @@ func (r *reader) server(v *jsonv.Value, p jsonv.Path) Server {
 		}
 	}
 	s.Args = []string{}
-	if a := v.Get("args"); !a.IsNull() {
+	if a := v.Get("args"); args != nil && args.present && a.Kind == jsonv.Array {
+		s.Args = r.strItems(args, p.Key("args"), maxArgs)
+	} else if !a.IsNull() {
 		s.Args = r.strList(a, p.Key("args"))
 	}
 	s.URL = r.optStr(v, p, "url")
 	return s
 }
 
-func (r *reader) tool(v *jsonv.Value, p jsonv.Path, schemaVersion int) (t Tool, skel, out *jsonv.Value) {
+// tool reads a tool entry; caps, when present, is its capabilities as
+// stringList read them.
+func (r *reader) tool(v *jsonv.Value, p jsonv.Path, schemaVersion int, caps *strItems) (t Tool, skel, out *jsonv.Value) {
 	if !r.object(v, p) {
 		return t, nil, nil
 	}
 	t.Name = r.str(v, p, "name")
 	t.DescriptionHash = r.str(v, p, "description_hash")
 	t.InputSchemaHash = r.str(v, p, "input_schema_hash")
-	if c := r.required(v, p, "capabilities"); c != nil {
+	if c := r.required(v, p, "capabilities"); c != nil && caps != nil && caps.present && c.Kind == jsonv.Array {
+		t.Capabilities = r.strItems(caps, p.Key("capabilities"), maxCapabilities)
+	} else if c != nil {
 		t.Capabilities = r.strList(c, p.Key("capabilities"))
 	}
 	t.EntryDigest = r.str(v, p, "entry_digest")
