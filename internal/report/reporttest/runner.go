@@ -106,3 +106,24 @@ func parseLegacy(line string, registered func(string) bool) (RunnerCommand, bool
 	}
 	return RunnerCommand{Name: name, Data: line[start+rb+1:], Legacy: true, Line: line}, true
 }
+
+// Triggers returns every line of text that a runner could take for a
+// workflow command, whatever command name follows: a line that starts with
+// "::" once leading white space and invisible characters are skipped, or
+// that holds "##[" anywhere. It is stricter than RunnerCommands (it needs
+// no registered name, so it also covers a stop-commands token and names a
+// future runner may add) and splits lines at U+0085, U+2028 and U+2029 as
+// well as at "\n" and "\r".
+func Triggers(text string) []string {
+	var out []string
+	isEnd := func(r rune) bool {
+		return r == '\n' || r == '\r' || r == '\u0085' || r == '\u2028' || r == '\u2029'
+	}
+	for _, line := range strings.FieldsFunc(text, isEnd) {
+		rest := strings.TrimLeftFunc(line, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsGraphic(r) })
+		if strings.HasPrefix(rest, "::") || strings.Contains(line, "##[") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
