@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
 	"github.com/wardenlock/warden/internal/drift"
@@ -39,6 +40,7 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 			return r.fail(fmt.Errorf("server %s: %w", s.Name, err))
 		}
 	}
+	startIn(cfg, r.workDir)
 	base.Argv, base.URL, base.Dir = nil, "", ""
 	o := ops.ConfigOptions{Config: cfg, Servers: r.in.Servers, Base: base, Version: r.version}
 	mode := r.in.Mode
@@ -76,7 +78,18 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 		lines[lockPath] = idx
 		return report.SARIFOptions{Version: r.version, ArtifactURI: report.ArtifactURI(lockPath, r.workspace), Lines: idx}
 	})
-	if err := r.writeServerSARIF(reports); err != nil {
+	counts := report.CountServers(reports)
+	// A server that failed has no run in the SARIF file, and an upload
+	// without a category's run closes that category's open alerts: with
+	// any failure no SARIF is written at all, as for one failed server.
+	sarifPath := ""
+	if counts.Failed == 0 {
+		if err := r.writeServerSARIF(reports); err != nil {
+			return r.fail(err)
+		}
+		sarifPath = r.display(r.sarifAbs)
+	}
+	if err := r.annotateFailures(runs); err != nil {
 		return r.fail(err)
 	}
 	for _, run := range runs {
@@ -93,7 +106,7 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 			findings = run.Pin.Findings
 		}
 		if err := report.WriteAnnotations(r.log, findings, items, report.AnnotationOptions{
-			File: r.display(run.LockPath), Lines: lines[run.LockPath], SARIFPath: r.display(r.sarifAbs),
+			File: r.display(run.LockPath), Lines: lines[run.LockPath], SARIFPath: sarifPath,
 		}); err != nil {
 			return r.fail(err)
 		}
@@ -101,7 +114,6 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 	if err := r.quietly(func(w io.Writer) error { return report.WriteServerText(w, reports) }); err != nil {
 		return r.fail(err)
 	}
-	counts := report.CountServers(reports)
 	code := ExitClean
 	switch counts.Verdict() {
 	case report.VerdictError:
@@ -109,15 +121,14 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 	case report.VerdictDrift:
 		code = ExitDrift
 	}
-	driftCount := 0
-	for _, s := range reports {
-		driftCount += len(s.Drift)
-	}
 	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
 	}
 	if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		md := report.RenderServerSummary(mode, reports, r.display(r.sarifAbs))
+		md := report.RenderServerSummary(mode, reports, sarifPath)
+		if counts.Failed > 0 {
+			md += "\nNo SARIF file was written: a server failed, and an upload without its run would close its open alerts.\n"
+		}
 		if err := appendFile(path, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
 			return r.fail(err)
 		}
@@ -125,10 +136,10 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 	if err := r.writeOutputs([]Output{
 		{"exit-code", strconv.Itoa(code)},
 		{"verdict", counts.Verdict()},
-		{"drift-count", strconv.Itoa(driftCount)},
+		{"drift-count", configDriftCount(reports, counts)},
 		// One digest cannot stand for several locks.
 		{"overall-digest", ""},
-		{"sarif", r.display(r.sarifAbs)},
+		{"sarif", sarifPath},
 	}); err != nil {
 		return r.fail(err)
 	}
@@ -165,6 +176,66 @@ func (r *runner) writeSARIFBytes(data []byte) error {
 	}
 	if err := lock.WriteAtomic(r.sarifAbs, data); err != nil {
 		return fmt.Errorf("write SARIF: %w", err)
+	}
+	return nil
+}
+
+// startIn sets where each stdio server without a cwd starts: dir, the
+// working-directory input, where server-cmd starts too and where `cd
+// working-directory && warden check --config …` would start it. A cwd the
+// config gives is already resolved, against the config's workspace folder
+// as the clients resolve it (clientconfig). A relative command (./bin/server)
+// is then found from the directory the server starts in.
+func startIn(cfg *clientconfig.Config, dir string) {
+	for i := range cfg.Servers {
+		if s := &cfg.Servers[i]; s.URL == "" && s.Dir == "" {
+			s.Dir = dir
+		}
+	}
+}
+
+// configDriftCount is the drift-count output of a config run: the drift
+// items of every server. When a server failed, its drift is unknown: the
+// count is then that of the servers that completed if they drifted, and
+// empty otherwise, so that "0" always means that every selected server was
+// checked and none drifted.
+func configDriftCount(reports []report.ServerReport, counts report.ServerCounts) string {
+	n := 0
+	for _, s := range reports {
+		n += len(s.Drift)
+	}
+	if counts.Failed > 0 && n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// annotateFailures raises an error annotation for each server that
+// failed, saying which and why in one line: the same error text a single
+// server's failure is annotated with. GitHub shows AnnotationLimit errors
+// a step; past them, one notice says how many more there are.
+func (r *runner) annotateFailures(runs []ops.ServerRun) error {
+	shown, more := 0, 0
+	for _, run := range runs {
+		if run.Skipped || run.Err == nil {
+			continue
+		}
+		if shown == report.AnnotationLimit {
+			more++
+			continue
+		}
+		shown++
+		text := r.relative(run.Err.Error())
+		// Errors about the config entry itself already say which server.
+		text, _ = strings.CutPrefix(text, "server "+run.Name+": ")
+		msg := report.Message("server " + run.Name + ": " + text)
+		if err := r.log.Command("error", []report.Property{{Key: "title", Value: "warden"}}, msg); err != nil {
+			return err
+		}
+	}
+	if more > 0 {
+		msg := fmt.Sprintf("%d more server(s) failed; the job summary lists every server", more)
+		return r.log.Command("notice", []report.Property{{Key: "title", Value: "warden"}}, msg)
 	}
 	return nil
 }
