@@ -122,5 +122,10 @@ LABEL org.opencontainers.image.title="warden" \
 # (1001). A non-root uid in the image would match neither, so writing
 # $GITHUB_OUTPUT, the step summary, SARIF or a pinned lock would fail with
 # EACCES. GitHub's documentation for Docker actions says the same: run as
-# the default (root) user and do not set USER.
+# the default (root) user and do not set USER. What a run makes as root in
+# the workspace and in HOME, warden gives back to their owner as it ends
+# (docs/action.md, "Files in the workspace"), so the runner user can
+# delete it. No cache or home directory is set here: npm, npx and uv keep
+# theirs under HOME, which the runner points at /github/home, outside the
+# workspace (and which is /root when nothing sets it).
 ENTRYPOINT ["/usr/local/bin/warden"]

@@ -126,6 +126,9 @@ func (r *runner) run(ctx context.Context) int {
 	if err := r.resolvePaths(); err != nil {
 		return r.fail(err)
 	}
+	// As root (the container), what the run makes in the workspace and in
+	// HOME goes to their owner when the run ends, on every path out.
+	defer r.watchOwnership()()
 
 	// Mask literal header values (bearer tokens and the like) in the log
 	// before anything could print them. Values that use ${NAME} are filled

@@ -34,6 +34,9 @@
 #   npm     @modelcontextprotocol/server-memory from testdata/npm (npm ci on
 #           the host when missing), run by the image's node: pin into a
 #           scratch lock, then check it (clean, exit 0)
+#   owner   a scratch workspace and HOME owned by uid 1001, as the runner's
+#           are: a pin and a drifting check into new directories leave
+#           nothing there that uid 1001 does not own
 #
 # Checks marked [go] depend on the Go side (the `action` subcommand). Until
 # action.yml exists at the repo root their failures are reported as
@@ -449,7 +452,8 @@ smoke_tests() {
 # Runs the image like GitHub's runner: root, --workdir on the mounted
 # workspace, file commands under /github/file_commands, HOME on a mount,
 # and every input action.yml declares as INPUT_* (GitHub passes defaults
-# too). LOCK and SARIF are relative to the workspace. Sets RC, RUN_MS
+# too). LOCK and SARIF are relative to the workspace, which is the repo
+# unless WS_HOST names another directory (HOME_HOST: the same for HOME). Sets RC, RUN_MS
 # (podman run to exit, wall time), FC (file-command dir) and LOG.
 run_action() {
 	local name=$1 mode=$2 cmd=$3 lock=$4 sarif=$5 t0 kv
@@ -483,9 +487,9 @@ run_action() {
 	set +e
 	podman run --rm --name "warden-ct-$$-$name" --network "$RUN_NETWORK" \
 		--workdir "$WS" \
-		-v "$REPO:$WS" \
+		-v "${WS_HOST:-$REPO}:$WS" \
 		-v "$FC:/github/file_commands" \
-		-v "$WORK/home:/github/home" \
+		-v "${HOME_HOST:-$WORK/home}:/github/home" \
 		-v "$WORK/workflow:/github/workflow" \
 		-e HOME=/github/home \
 		-e CI=true -e GITHUB_ACTIONS=true -e RUNNER_OS=Linux -e RUNNER_ARCH=X64 \
@@ -624,6 +628,25 @@ scenario_npm() {
 	assert_check_run npm-check 0 clean "$OUT_REL/npm-check.sarif"
 }
 
+# A workspace and HOME owned by the runner's user (uid 1001), as GitHub
+# mounts them into the container, which runs as root: whatever a run makes
+# there (locks, SARIF, a candidate lock, their new directories) must be
+# uid 1001's afterwards, or the next checkout cannot delete it.
+scenario_owner() {
+	[[ -n "$DEMO" ]] || return 0
+	local ws="$WORK/ws-1001" home="$WORK/home-1001" bad
+	mkdir -p "$ws/$(dirname "$DEMO")" "$home"
+	cp "$REPO/$DEMO" "$ws/$DEMO"
+	chown -R 1001:1001 "$ws" "$home"
+	WS_HOST=$ws HOME_HOST=$home run_action owner-pin pin "$DEMO" locks/deep/warden.lock reports/deep/pin.sarif
+	check_go "owner-pin: exit code 0 (got $RC)" [ "$RC" -eq 0 ]
+	WS_HOST=$ws HOME_HOST=$home run_action owner-check check "$DEMO -mutate" locks/deep/warden.lock reports/deep/check.sarif
+	check_go "owner-check: exit code 1 (got $RC)" [ "$RC" -eq 1 ]
+	check_go "owner-check: the candidate lock was written" [ -f "$ws/$OUT_REL/owner-check.candidate.lock" ]
+	bad=$(find "$ws" "$home" \( ! -uid 1001 -o ! -gid 1001 \) -printf '%P(%U:%G) ' | head -c 300)
+	check_go "owner: every entry in the workspace and HOME is uid 1001's${bad:+ (not: $bad)}" [ -z "$bad" ]
+}
+
 report() {
 	local t
 	end_phase
@@ -690,6 +713,9 @@ main() {
 
 	phase npm
 	scenario_npm
+
+	phase owner
+	scenario_owner
 
 	report
 	((FAILED == 0))
