@@ -54,10 +54,20 @@ func newLineReader(r io.Reader, max int, anyEOL bool, what string) *lineReader {
 	return &lineReader{r: r, buf: make([]byte, readChunk), max: max, anyEOL: anyEOL, what: what}
 }
 
+// truncatedError reports a stream that ended inside a line: bytes after the
+// last line feed. In LF framing (JSON-RPC over stdio) that is a message cut
+// off, which must not read as a server that simply exited.
+type truncatedError struct{ n int }
+
+func (e *truncatedError) Error() string {
+	return fmt.Sprintf("the stream ended inside a message (%d bytes after the last newline)", e.n)
+}
+
 // next returns the next line without its terminator. The slice is only valid
 // until the following call. At the end of the stream an unterminated final
 // line is dropped (a message cut off by EOF is not a message) and the read
-// error, normally io.EOF, is returned. Errors are sticky.
+// error is returned: normally io.EOF, but in LF framing a *truncatedError
+// when the dropped line held more than whitespace. Errors are sticky.
 func (l *lineReader) next() ([]byte, error) {
 	l.acc = l.acc[:0]
 	for {
@@ -92,6 +102,10 @@ func (l *lineReader) next() ([]byte, error) {
 			l.pos = l.end
 		}
 		if l.err != nil {
+			if !l.anyEOL && l.err == io.EOF && !isBlank(l.acc) {
+				l.err = &truncatedError{n: len(l.acc)}
+				l.acc = nil
+			}
 			return nil, l.err
 		}
 		n, err := l.r.Read(l.buf)

@@ -90,6 +90,7 @@ func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
 	s := n.session(c)
 	pctx, cancel := context.WithDeadline(ctx, spawned.Add(wait))
 	res, err := s.discover(pctx)
+	silent := unanswered(pctx, err)
 	cancel()
 	var rerr *rpcError
 	switch {
@@ -105,15 +106,27 @@ func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
 	case ctx.Err() != nil:
 		n.finish(s, err)
 		return nil, err
-	case pctx.Err() != nil, isGone(err):
+	case silent, isGone(err):
 		// Silence past the probe timer, or a server that exits on an
 		// unknown first request: a 2025-era server. A fresh process gets
 		// the handshake, so that a late reply to the probe cannot race it.
 		n.finish(s, nil)
 		return n.stdioLegacy(ctx, true)
 	}
+	// Anything else is a reply warden cannot read (not JSON-RPC, over a
+	// bound, an error without its id, a flood): no evidence of either era,
+	// and the same failure as over HTTP and under --protocol modern.
 	n.finish(s, err)
 	return nil, fmt.Errorf("server/discover: %w", err)
+}
+
+// unanswered reports whether the probe ended because its timer ran out while
+// warden waited for the reply: the silence of a 2025-era server that ignores
+// unknown requests. A write that timed out answering the server's own
+// requests is not silence, and neither is any error once the timer was
+// cancelled.
+func unanswered(pctx context.Context, err error) bool {
+	return errors.Is(pctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded)
 }
 
 // stdioLegacy spawns the server and captures it in the 2025 era. With

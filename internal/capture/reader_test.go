@@ -57,7 +57,11 @@ func TestLineReader(t *testing.T) {
 		wantErr string // "" means io.EOF
 	}{
 		{name: "lines", in: "a\nbc\n\n", max: 10, want: []string{"a", "bc", ""}},
-		{name: "unterminated tail dropped", in: "a\nbc", max: 10, want: []string{"a"}},
+		// A cut-off message in LF framing is an error, not a clean end:
+		// a stdio server that dies mid-reply has not simply exited.
+		{name: "unterminated tail refused", in: "a\nbc", max: 10, want: []string{"a"}, wantErr: "the stream ended inside a message (2 bytes after the last newline)"},
+		{name: "unterminated blank tail", in: "a\n \t\r", max: 10, want: []string{"a"}},
+		{name: "unterminated tail dropped in any-EOL mode", in: "a\nbc", max: 10, anyEOL: true, want: []string{"a"}},
 		{name: "CR is data in LF mode", in: "a\r\nb\rc\n", max: 10, want: []string{"a\r", "b\rc"}},
 		{name: "any EOL", in: "a\r\nb\rc\n\r\n", max: 10, anyEOL: true, want: []string{"a", "b", "c", ""}},
 		{name: "CRLF split across reads", in: "a\r\nb\r\n", max: 10, anyEOL: true, sizes: []int{2, 1}, want: []string{"a", "b"}},
@@ -174,10 +178,14 @@ func FuzzLineReader(f *testing.F) {
 			t.Fatalf("lines = %q, want %q", got, want)
 		}
 		var le *limitError
+		var te *truncatedError
+		cut := !anyEOL && !isBlank(tail)
 		switch {
 		case tooLong && !errors.As(err, &le):
 			t.Fatalf("err = %v, want a limit error", err)
-		case !tooLong && err != io.EOF:
+		case !tooLong && cut && (!errors.As(err, &te) || te.n != len(tail)):
+			t.Fatalf("err = %v, want a truncation of %d bytes", err, len(tail))
+		case !tooLong && !cut && err != io.EOF:
 			t.Fatalf("err = %v, want io.EOF", err)
 		}
 	})

@@ -147,10 +147,13 @@ func (s *session) lists(ctx context.Context, version string, d *discovery) (*sur
 
 // discover sends server/discover with the modern envelope and returns the
 // raw outcome: the result, or the error (a JSON-RPC error is *rpcError).
+// The probe is the session's first request, so every response before its
+// reply answers nothing warden sent: it fails the probe rather than being
+// skipped, since the reply to the probe decides the era.
 func (s *session) discover(ctx context.Context) (*jsonv.Value, error) {
 	s.modern = true
 	s.stage = "server/discover"
-	return s.call(ctx, "server/discover", nil)
+	return s.exchange(ctx, "server/discover", nil, true)
 }
 
 // requireModern sends server/discover to a server that must speak the
@@ -316,6 +319,12 @@ func identityWord(key string) string {
 // requests and skipping notifications meanwhile. A JSON-RPC error reply is
 // returned as *rpcError.
 func (s *session) call(ctx context.Context, method string, params *jsonv.Value) (*jsonv.Value, error) {
+	return s.exchange(ctx, method, params, false)
+}
+
+// exchange is call. With strict set, a response with any other id than the
+// request's is an error instead of a stray to skip.
+func (s *session) exchange(ctx context.Context, method string, params *jsonv.Value, strict bool) (*jsonv.Value, error) {
 	s.nextID++
 	id := s.nextID
 	members := []jsonv.Member{
@@ -362,6 +371,9 @@ func (s *session) call(ctx context.Context, method string, params *jsonv.Value) 
 				// An error without an id is the server saying it could not
 				// read something we sent; the reply will never come.
 				return nil, fmt.Errorf("server reported error %d for an unidentified request", msg.err.code)
+			}
+			if strict {
+				return nil, fmt.Errorf("server answered id %s, not the id %d of the request", oneLine(msg.id.Compact(), 40), id)
 			}
 			// A reply to a request nobody waits for (a duplicate, or an
 			// id we never used): ignore it like a notification, but
@@ -443,21 +455,39 @@ func classify(m *jsonv.Value) (message, error) {
 	case m.Has("result"):
 		return message{kind: kindResponse, id: id, result: res}, nil
 	case m.Has("error"):
-		code := e.Get("code")
-		if e.Kind != jsonv.Object || code == nil || code.Kind != jsonv.Int {
-			return message{}, errors.New("server sent an error response without an integer code")
-		}
-		n, err := strconv.ParseInt(code.Text, 10, 64)
+		rerr, err := parseRPCError(e)
 		if err != nil {
-			return message{}, errors.New("server sent an error response with an out-of-range code")
-		}
-		rerr := &rpcError{code: n}
-		if n == unsupportedVersion {
-			rerr.supported = supportedVersions(e.Get("data"))
+			return message{}, err
 		}
 		return message{kind: kindResponse, id: id, err: rerr}, nil
 	}
 	return message{}, errors.New("server sent a response with neither a result nor an error")
+}
+
+// parseRPCError checks a response's error member: an object with an integer
+// code and a string message, as JSON-RPC 2.0 requires. A server that gets
+// the error itself wrong has not said "not supported" in any way warden can
+// rely on, so the reply is refused rather than read as one.
+func parseRPCError(e *jsonv.Value) (*rpcError, error) {
+	if e.Kind != jsonv.Object {
+		return nil, fmt.Errorf("server sent an error response whose error is %s, not an object", a(e.Kind))
+	}
+	code := e.Get("code")
+	if code == nil || code.Kind != jsonv.Int {
+		return nil, errors.New("server sent an error response without an integer code")
+	}
+	n, err := strconv.ParseInt(code.Text, 10, 64)
+	if err != nil {
+		return nil, errors.New("server sent an error response with an out-of-range code")
+	}
+	if msg := e.Get("message"); msg == nil || msg.Kind != jsonv.String {
+		return nil, fmt.Errorf("server sent error %d without a string message", n)
+	}
+	rerr := &rpcError{code: n}
+	if n == unsupportedVersion {
+		rerr.supported = supportedVersions(e.Get("data"))
+	}
+	return rerr, nil
 }
 
 // maxSupportedVersions bounds how many versions of a -32022 error are kept.

@@ -133,6 +133,11 @@ func TestClassify(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1}}`, wantErr: true},
 		{in: `{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}`, wantErr: true},
 		{in: `{"jsonrpc":"2.0","id":1,"error":{"code":1.0}}`, wantErr: true},
+		// JSON-RPC requires a string message; its text is never read.
+		{in: `{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":null}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","id":1,"error":"Method not found"}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"","data":[1]}}`, want: "response:1:error -32601"},
 		{in: `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, wantErr: true},
 		{in: `{"jsonrpc":"2.0","method":7}`, wantErr: true},
 		{in: `{"jsonrpc":"2.0"}`, wantErr: true},
