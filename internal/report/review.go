@@ -258,7 +258,7 @@ func RenderComment(c Comment) string {
 		if len(c.ReviewCommands) > 0 {
 			b.WriteString("<pre>\n")
 			for _, cmd := range c.ReviewCommands {
-				b.WriteString(EscapeMarkdown(Clip(cmd, commentCommandBytes)))
+				b.WriteString(escapeCode(Clip(cmd, commentCommandBytes)))
 				b.WriteString("\n")
 			}
 			b.WriteString("</pre>\n\n")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
@@ -54,44 +55,125 @@ func markdownEntity(r rune) string {
 }
 
 // EscapeMarkdown makes a server-controlled string inert in GitHub-flavoured
-// Markdown, in HTML, and inside a table cell. Non-printable characters are
-// first made visible with TerminalSafe (so a newline cannot end a table row
-// or start a block), then every character that could open Markdown or HTML
-// syntax — emphasis, code spans, links and images, tables (|), raw HTML and
-// entities, math ($), mentions (@), autolinks (the ':' of a scheme, the '.'
-// of "www.") — is replaced by its HTML character reference. The browser
-// shows the original text; no renderer sees syntax.
+// Markdown, in HTML, inside a table cell, and to GitHub's autolinking of
+// references. Non-printable characters are first made visible with
+// TerminalSafe (so a newline cannot end a table row or start a block), then
+// every character that could open Markdown or HTML syntax — emphasis, code
+// spans, links and images, tables (|), raw HTML and entities, math ($),
+// mentions (@), autolinks (the ':' of a scheme, the '.' of "www.") — is
+// replaced by its HTML character reference. The browser shows the original
+// text; no Markdown parser sees syntax.
+//
+// GitHub links references after the Markdown is rendered, in the HTML
+// text, where an entity is the character it stands for: issues (#123,
+// GH-123, owner/repo#123, and a repository's own prefixes such as
+// JIRA-123), commits (7 to 40 hexadecimal digits, owner/repo@sha), @user
+// and @org/team mentions, and URLs. EscapeMarkdown therefore also puts an
+// invisible zero-width space (U+200B, as "&#8203;") where each of these
+// would match: after every '#' and '@', between a letter's '-' and a digit,
+// after every sixth hexadecimal digit of a longer run, after a scheme's ':'
+// and before the '.' of "www.". The reader sees the same text, and no
+// reference, mention or URL is left whole.
 func EscapeMarkdown(s string) string {
+	return escapeMarkdown(s, true)
+}
+
+// escapeCode is EscapeMarkdown without the breaks of references, for text
+// inside a <code> or <pre> element: GitHub links no reference there, and
+// the value (a digest, a path, a command) stays exactly what a reader
+// copies.
+func escapeCode(s string) string {
+	return escapeMarkdown(s, false)
+}
+
+// linkBreak is the zero-width space EscapeMarkdown puts inside references.
+const linkBreak = "&#8203;"
+
+// hexRunBreak is how many hexadecimal digits in a row EscapeMarkdown
+// leaves whole: one fewer than the shortest commit id GitHub links.
+const hexRunBreak = 6
+
+// escapeMarkdown is EscapeMarkdown, with the reference breaks only when
+// breakLinks is set.
+func escapeMarkdown(s string, breakLinks bool) string {
 	s = TerminalSafe(s)
 	var b strings.Builder
+	b.Grow(len(s))
 	// ws counts the 'w's just written, for the "www." of an extended
-	// autolink, which needs no scheme.
-	ws := 0
-	for _, r := range s {
+	// autolink, which needs no scheme; hex counts the hexadecimal digits
+	// just written, for a commit id; prev is the rune before r.
+	ws, hex := 0, 0
+	prev := rune(0)
+	for i, r := range s {
+		next := rune(0)
+		if j := i + utf8.RuneLen(r); j < len(s) {
+			next, _ = utf8.DecodeRuneInString(s[j:])
+		}
 		e := markdownEntity(r)
 		if r == '.' && ws >= 3 {
 			e = "&#46;"
+			if breakLinks {
+				e = linkBreak + e
+			}
 		}
 		if r == 'w' || r == 'W' {
 			ws++
 		} else {
 			ws = 0
 		}
+		if breakLinks && isHexDigit(r) {
+			if hex == hexRunBreak {
+				b.WriteString(linkBreak)
+				hex = 0
+			}
+			hex++
+		} else {
+			hex = 0
+		}
 		if e != "" {
 			b.WriteString(e)
 		} else {
 			b.WriteRune(r)
 		}
+		if breakLinks && breaksAfter(prev, r, next) {
+			b.WriteString(linkBreak)
+		}
+		prev = r
 	}
 	return b.String()
+}
+
+// breaksAfter reports whether a reference could start or continue across
+// the point after r (prev before it, next after it, 0 at either end): an
+// issue or a mention ('#', '@'), a prefixed issue (GH-77: a letter, '-', a
+// digit) or a URL's scheme (':' before '/').
+func breaksAfter(prev, r, next rune) bool {
+	switch r {
+	case '#', '@':
+		return true
+	case '-':
+		return isASCIILetter(prev) && next >= '0' && next <= '9'
+	case ':':
+		return next == '/'
+	}
+	return false
+}
+
+func isHexDigit(r rune) bool {
+	return r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F'
+}
+
+func isASCIILetter(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 // code renders an escaped value, clipped to MaxMessageBytes, in a monospace
 // element. A Markdown code span cannot be used for hostile text (a backtick
 // in it ends the span and entities are not decoded inside it), so this is
-// the HTML element with escaped content.
+// the HTML element with escaped content. GitHub links no reference inside
+// it, so the value is not broken up (escapeCode).
 func code(s string) string {
-	return "<code>" + EscapeMarkdown(Clip(s, MaxMessageBytes)) + "</code>"
+	return "<code>" + escapeCode(Clip(s, MaxMessageBytes)) + "</code>"
 }
 
 // cell clips and escapes one table cell.
@@ -281,8 +363,9 @@ func renderSummary(s Summary) string {
 			for _, c := range s.ReviewCommands {
 				// Entities are decoded inside <pre>, so the same escaping
 				// shows the command exactly while leaving nothing for a
-				// Markdown or HTML parser to act on.
-				b.WriteString(EscapeMarkdown(Clip(c, MaxMessageBytes)))
+				// Markdown or HTML parser to act on; GitHub links nothing
+				// in it, so the command copies as it is.
+				b.WriteString(escapeCode(Clip(c, MaxMessageBytes)))
 				b.WriteString("\n")
 			}
 			b.WriteString("</pre>\n")
