@@ -11,6 +11,7 @@ package infile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 type File struct {
 	f      *os.File // nil for standard input
 	r      io.Reader
+	ctx    context.Context // nil: never cancelled
 	read   int64
 	max    int64
 	path   string
@@ -82,10 +84,23 @@ func Stdin(r io.Reader, noun string, max int64) *File {
 	return &File{r: r, max: max, path: "(standard input)", noun: noun}
 }
 
-// Read reads from the input; past the limit it fails with *TooLargeError.
+// WithContext makes f stop reading once ctx is done: every Read checks
+// it first, and fails with a *ReadError wrapping the context's cause. A
+// parser reading f in chunks so stops within a chunk of a signal, not
+// after the whole file. It returns f.
+func (f *File) WithContext(ctx context.Context) *File {
+	f.ctx = ctx
+	return f
+}
+
+// Read reads from the input; past the limit it fails with *TooLargeError,
+// and once the context given to WithContext is done, with *ReadError.
 func (f *File) Read(p []byte) (int, error) {
 	if f.tooBig != nil {
 		return 0, f.tooBig
+	}
+	if f.ctx != nil && f.ctx.Err() != nil {
+		return 0, &ReadError{Path: f.path, Noun: f.noun, Err: context.Cause(f.ctx)}
 	}
 	// Ask for one byte beyond the limit at most, to see whether there is
 	// more; what lies beyond is never handed out.

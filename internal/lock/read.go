@@ -2,6 +2,7 @@ package lock
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -39,11 +40,19 @@ const noun = "lock"
 // its tree is at hand, so that Verify can check the entry digests without
 // parsing the skeletons back.
 func ReadFile(path string) (*Lock, error) {
+	return ReadFileContext(context.Background(), path)
+}
+
+// ReadFileContext is ReadFile that stops reading once ctx is done, within
+// a chunk of the file (64 KiB), with an error naming the lock and
+// wrapping the context's cause (see infile.File.WithContext).
+func ReadFileContext(ctx context.Context, path string) (*Lock, error) {
 	f, err := infile.Open(path, noun, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	f.WithContext(ctx)
 	l, err := decode(jsonv.NewDecoder(f, jsonv.Options{MaxDepth: canon.MaxDepth}))
 	if err != nil {
 		if infile.IsInputError(err) {

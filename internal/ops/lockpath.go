@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,12 +27,23 @@ func (e *MissingLockError) Error() string {
 func (e *MissingLockError) Unwrap() error { return e.Err }
 
 // readLock reads and strictly validates the lock at path (lock.ReadFile),
-// turning a missing file into a MissingLockError.
-func readLock(path string) (*lock.Lock, error) {
+// turning a missing file into a MissingLockError. Cancelling ctx stops the
+// reading within a chunk of the file, with an error wrapping ErrCancelled.
+func readLock(ctx context.Context, path string) (*lock.Lock, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, &MissingLockError{Path: path, Err: err}
 	}
-	return lock.ReadFile(path)
+	return readLockFile(ctx, path)
+}
+
+// readLockFile is lock.ReadFileContext, a read cut short by ctx failing
+// with an error wrapping ErrCancelled.
+func readLockFile(ctx context.Context, path string) (*lock.Lock, error) {
+	l, err := lock.ReadFileContext(ctx, path)
+	if cerr := Cancelled(ctx); err != nil && cerr != nil {
+		return nil, cerr
+	}
+	return l, err
 }
 
 // verifyLock refuses a stored lock whose entries do not reproduce its own

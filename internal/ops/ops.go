@@ -151,7 +151,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		sink = newLockSink(o.LockPath, o.Version)
 		defer streamGC()()
 		var err error
-		if b, err = readSurface(ctx, o.Surface, o.Stdin, sink); err != nil {
+		if b, err = readSurface(ctx, o.Surface, o.Stdin, o.Target.MaxItems, sink); err != nil {
 			return nil, err
 		}
 		if u := b.lock.Server.URL; u != nil && *u != "" {
@@ -297,14 +297,14 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		surfaceRead = make(chan struct{})
 		go func() {
 			defer close(surfaceRead)
-			read.b, read.err = readSurface(sctx, o.Surface, o.Stdin, nil)
+			read.b, read.err = readSurface(sctx, o.Surface, o.Stdin, o.Target.MaxItems, nil)
 		}()
 		defer func() {
 			stop()
 			<-surfaceRead // the reading never outlives the call
 		}()
 	}
-	base, err := readLock(o.LockPath)
+	base, err := readLock(ctx, o.LockPath)
 	if err == nil {
 		err = Cancelled(ctx)
 	}
@@ -394,13 +394,13 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	}
 	readB := make(chan read, 1)
 	go func() {
-		b, err := readLock(pathB)
+		b, err := readLock(ctx, pathB)
 		if err == nil {
 			err = verifyLock(pathB, b)
 		}
 		readB <- read{b, err}
 	}()
-	a, err := readLock(pathA)
+	a, err := readLock(ctx, pathA)
 	if err == nil {
 		err = verifyLock(pathA, a)
 	}
@@ -448,7 +448,7 @@ func Rotate(ctx context.Context, o RotateOptions) (*lock.Lock, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	l, err := lock.ReadFile(o.LockPath)
+	l, err := readLockFile(ctx, o.LockPath)
 	if err != nil {
 		return nil, err
 	}
