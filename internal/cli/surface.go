@@ -19,8 +19,9 @@ func (s *surfaceFlags) register(fs *flag.FlagSet) {
 }
 
 // captureOnly are the flags that say how to reach or capture a server,
-// which nothing does with --surface.
-var captureOnly = []string{"url", "header", "env", "timeout", "max-pages", "max-items", "max-message-bytes", "protocol", "config", "server", "lock-dir", "jobs"}
+// which nothing does with --surface. --max-items is not among them: it
+// bounds a surface file's lists as it bounds a capture's.
+var captureOnly = []string{"url", "header", "env", "timeout", "max-pages", "max-message-bytes", "protocol", "config", "server", "lock-dir", "jobs"}
 
 // usedWith refuses, with --surface, a server command or a capture flag.
 func (s *surfaceFlags) usedWith(fs *flag.FlagSet) error {
@@ -41,10 +42,14 @@ func (s *surfaceFlags) usedWith(fs *flag.FlagSet) error {
 	return refused
 }
 
-// target is the capture target: none with --surface, else tf's.
+// target is the capture target: with --surface none, only the item
+// bound, else tf's.
 func (s *surfaceFlags) target(tf *targetFlags, argv []string) (ops.Target, error) {
 	if s.path != "" {
-		return ops.Target{}, nil
+		if tf.maxItems < 1 {
+			return ops.Target{}, errors.New("--max-items must be at least 1")
+		}
+		return ops.Target{MaxItems: tf.maxItems}, nil
 	}
 	return tf.target(argv)
 }

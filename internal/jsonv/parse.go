@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -142,6 +143,9 @@ type Decoder struct {
 	// strs, when not nil, holds the strings intern does not share (see
 	// Parser).
 	strs *strArena
+	// rootKeys, when not nil, are the only members of a root object that
+	// are built; the others are skipped (see Parser.RootKeys).
+	rootKeys []string
 }
 
 // readChunk is the size of one read from an io.Reader.
@@ -954,7 +958,13 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		}
 		d.skipSeparator()
 		d.skipSpace()
-		val, err := d.value(depth + 1)
+		var val *Value
+		if depth == 0 && d.rootKeys != nil && !slices.Contains(d.rootKeys, key) {
+			// Stands as a nil Value for the duplicate check, dropped below.
+			err = d.skipValue(depth + 1)
+		} else {
+			val, err = d.value(depth + 1)
+		}
 		if err != nil {
 			return nil, within(err, PathElem{Key: key})
 		}
@@ -969,6 +979,17 @@ func (d *Decoder) object(depth int) (*Value, error) {
 			d.skipSeparator()
 		case '}':
 			d.pos++
+			if depth == 0 && d.rootKeys != nil {
+				// The keys skipped have done their part: drop them.
+				kept := d.members[:base]
+				for _, m := range d.members[base:] {
+					if m.Value != nil {
+						kept = append(kept, m)
+					}
+				}
+				clear(d.members[len(kept):])
+				d.members = kept
+			}
 			if d.memberBlocks != nil {
 				v.Members = d.memberBlocks.carve(d.members[base:])
 			} else {

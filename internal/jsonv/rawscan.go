@@ -121,6 +121,11 @@ func escaped(s []byte) bool {
 // concurrent use; the zero Parser uses the zero Options.
 type Parser struct {
 	Options Options
+	// RootKeys, when not nil, are the only members of a document's root
+	// object that are built: the others are checked as Parse checks them
+	// (a repeated key among them too) and skipped, so that a member the
+	// caller never looks at costs no tree.
+	RootKeys []string
 	// d is the Decoder of the last document, reset for the next one
 	// rather than allocated again.
 	d Decoder
@@ -153,7 +158,7 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 		shared: l.shared, misses: l.misses,
 		slab: l.slab, slabUsed: l.slabUsed, slabNext: max(l.slabNext, 8), // 8 as newDecoder starts
 		members: l.members[:0], items: l.items[:0], sbuf: l.sbuf[:0], keyHashes: l.keyHashes[:0],
-		path: l.path[:0], strs: &p.strs,
+		path: l.path[:0], strs: &p.strs, rootKeys: p.RootKeys,
 	}
 	if d.maxDepth <= 0 {
 		d.maxDepth = HardMaxDepth

@@ -163,3 +163,35 @@ func TestSkipBuildsNoTree(t *testing.T) {
 		})
 	}
 }
+
+// TestParserRootKeys: a Parser with RootKeys builds only those members of
+// the root object, still refusing what Parse refuses in the others.
+func TestParserRootKeys(t *testing.T) {
+	p := Parser{RootKeys: []string{"a", "c"}}
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":1,"b":[1,{"x":2}],"c":{"b":3}}`, `{"a":1,"c":{"b":3}}`},
+		{`{"b":1}`, `{}`},
+		{`{"b":1,"b":2}`, `line 1 column 12 (at $): duplicate object key "b"`},
+		{`{"b":[1,"\ud800"],"a":1}`, `line 1 column 16 (at $.b[1]): unpaired UTF-16 surrogate \ud800`},
+		{`[{"b":1}]`, `[{"b":1}]`},
+	} {
+		for _, over := range []bool{false, true} {
+			var v *Value
+			var err error
+			if over {
+				v, err = p.ParseOver([]byte(tc.in))
+			} else {
+				v, err = p.Parse([]byte(tc.in))
+			}
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = v.Compact()
+			}
+			if want, _, werr := ParseCounted([]byte(tc.in), Options{}); werr != nil && werr.Error() != got || want != nil && tc.want != got {
+				t.Errorf("%s (over %v): got %s, want %s", tc.in, over, got, tc.want)
+			}
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wardenlock/warden/internal/caps"
+	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
@@ -97,10 +98,13 @@ func validateSurface(t Target) error {
 // meets any refusal is it read again the plain way, for the refusal, and
 // its place, exactly as a read one entry at a time gives them. Standard
 // input cannot be read twice and is always read the plain way.
-func readSurface(ctx context.Context, path string, stdin io.Reader, sink *lockSink) (*built, error) {
+//
+// A tools, resources or prompts list of more than maxItems items (zero:
+// capture.DefaultMaxItems) is refused, as a capture refuses it.
+func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int, sink *lockSink) (*built, error) {
 	workers := runtime.GOMAXPROCS(0)
 	if path != "-" && workers > 1 {
-		b, err := readSurfaceOn(ctx, path, stdin, workers, sink, true)
+		b, err := readSurfaceOn(ctx, path, stdin, maxItems, workers, sink, true)
 		if !errors.Is(err, errRefused) {
 			return b, err
 		}
@@ -108,7 +112,7 @@ func readSurface(ctx context.Context, path string, stdin io.Reader, sink *lockSi
 			sink.restart()
 		}
 	}
-	return readSurfaceOn(ctx, path, stdin, workers, sink, false)
+	return readSurfaceOn(ctx, path, stdin, maxItems, workers, sink, false)
 }
 
 // errRefused is the failure of a read that cut tools out unparsed: the
@@ -185,7 +189,7 @@ func streamGC() (restore func()) {
 // readSurfaceOn is readSurface building tools on the given number of
 // goroutines; with raw, decoding them there too, and failing with
 // errRefused (unless cancelled) whatever the refusal.
-func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers int, sink *lockSink, raw bool) (*built, error) {
+func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, workers int, sink *lockSink, raw bool) (*built, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -194,10 +198,17 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, workers in
 		return nil, err
 	}
 	defer f.Close()
+	// A signal stops the reading within a chunk of the file, however long
+	// the member being read.
+	f.WithContext(ctx)
+	if maxItems <= 0 {
+		maxItems = capture.DefaultMaxItems
+	}
 	b := lock.NewBuilder()
 	var sc findings.Scanner
 	tools := newToolPool(b, &sc, workers, sink)
 	h := surface.Handler{
+		MaxItems: maxItems,
 		Tool: func(t surface.Tool) error {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -69,7 +69,7 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSurface(t, tc.text)
-			one, err1 := readSurfaceOn(context.Background(), path, nil, 1, nil, false)
+			one, err1 := readSurfaceOn(context.Background(), path, nil, 0, 1, nil, false)
 			if tc.want == "" && (err1 != nil || len(one.lock.Tools) != 300 || len(one.findings) == 0) {
 				t.Fatalf("clean surface: %v", err1)
 			}
@@ -77,13 +77,13 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 				t.Fatalf("error %v, want %q", err1, tc.want)
 			}
 			for _, n := range []int{2, 5} {
-				many, errN := readSurfaceOn(context.Background(), path, nil, n, nil, false)
+				many, errN := readSurfaceOn(context.Background(), path, nil, 0, n, nil, false)
 				if fmt.Sprint(err1) != fmt.Sprint(errN) {
 					t.Fatalf("%d workers: error %v, one worker: %v", n, errN, err1)
 				}
 				// Tools cut out unparsed and decoded by the workers: the
 				// same lock, or errRefused for whatever refusal.
-				cut, errC := readSurfaceOn(context.Background(), path, nil, n, nil, true)
+				cut, errC := readSurfaceOn(context.Background(), path, nil, 0, n, nil, true)
 				if (err1 == nil) != (errC == nil) || err1 != nil && !errors.Is(errC, errRefused) {
 					t.Fatalf("%d workers decoding: error %v, one worker: %v", n, errC, err1)
 				}
@@ -97,7 +97,7 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 				}
 			}
 			// readSurface falls back to the plain read for the refusal.
-			if _, err := readSurface(context.Background(), path, nil, nil); fmt.Sprint(err) != fmt.Sprint(err1) {
+			if _, err := readSurface(context.Background(), path, nil, 0, nil); fmt.Sprint(err) != fmt.Sprint(err1) {
 				t.Fatalf("readSurface: error %v, want %v", err, err1)
 			}
 		})
@@ -130,7 +130,7 @@ func TestPinSurfaceRefusesStoredSecret(t *testing.T) {
 func TestReadSurfaceCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := readSurface(ctx, writeSurface(t, surfaceText(10, nil)), nil, nil); !errors.Is(err, ErrCancelled) {
+	if _, err := readSurface(ctx, writeSurface(t, surfaceText(10, nil)), nil, 0, nil); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -140,7 +140,7 @@ func TestReadSurfaceCancelled(t *testing.T) {
 // lock.Build and findings.Scan.
 func TestReadSurfaceMatchesBuild(t *testing.T) {
 	text := surfaceText(120, map[int]string{7: `{"name": "shell_exec", "inputSchema": 5}`, 9: `{"name": "run", "inputSchema": {"properties": {"command": {"type": "string", "default": "AKIA` + strings.Repeat("Q", 16) + `"}}}}`})
-	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 3, nil, true)
+	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 0, 3, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestPinSurfaceStreamedMatchesMarshal(t *testing.T) {
 			}
 			// The returned lock's tools are cut down to name and digest:
 			// the file must be the lock built from the surface in full.
-			b, err := readSurface(context.Background(), writeSurface(t, text), nil, nil)
+			b, err := readSurface(context.Background(), writeSurface(t, text), nil, 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,7 +306,7 @@ func TestPinSurfaceScreensLikeStoredSecrets(t *testing.T) {
 	if !errors.As(err, &got) {
 		t.Fatalf("err = %v", err)
 	}
-	b, err := readSurface(context.Background(), path, nil, nil)
+	b, err := readSurface(context.Background(), path, nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,14 +387,14 @@ func TestCheckSurfaceLockRefusalFirst(t *testing.T) {
 func TestReadSurfaceHugeTool(t *testing.T) {
 	huge := `{"name": "huge", "description": "` + strings.Repeat("long words ", surface.MaxRawTool/10) + `"}`
 	path := writeSurface(t, surfaceText(40, map[int]string{20: huge}))
-	if _, err := readSurfaceOn(context.Background(), path, nil, 2, nil, true); !errors.Is(err, errRefused) {
+	if _, err := readSurfaceOn(context.Background(), path, nil, 0, 2, nil, true); !errors.Is(err, errRefused) {
 		t.Fatalf("cut out: %v, want errRefused", err)
 	}
-	got, err := readSurface(context.Background(), path, nil, nil)
+	got, err := readSurface(context.Background(), path, nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := readSurfaceOn(context.Background(), path, nil, 1, nil, false)
+	want, err := readSurfaceOn(context.Background(), path, nil, 0, 1, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
@@ -54,7 +55,33 @@ type Handler struct {
 	// returns the one that counts): a caller that writes the lock while
 	// reading uses it to write the head before the tools.
 	BeforeTools func(provisional Server)
+	// MaxItems, when above zero, refuses a tools, resources or prompts
+	// list of more items, as a capture's --max-items does; the rest of
+	// the document is then checked without being built.
+	MaxItems int
 }
+
+// The members of each kind of item that FromVector's readers look at. An
+// item's other members are checked as JSON and skipped, never built: a
+// surface file must not cost more memory for what nobody reads.
+var (
+	toolKeys     = []string{"name", "description", "inputSchema", "annotations", "outputSchema"}
+	resourceKeys = []string{"uri", "name", "description", "mimeType"}
+	promptKeys   = []string{"name", "description", "arguments"}
+)
+
+// scalarKeys are the members an item must hold as a string (or null):
+// tool and prompt names, tool descriptions, resource URIs. One that is a
+// container is refused for its kind alone, so it is checked and skipped,
+// standing as an empty one.
+var scalarKeys = map[string][]string{"tools": {"name", "description"}, "resources": {"uri"}, "prompts": {"name"}}
+
+// MaxMemberValues bounds one member of an item (a tool's inputSchema,
+// say), in JSON values: its tree costs some 80 bytes a value, so a member
+// of millions of small values would cost forty times its text. Real
+// schemas hold hundreds; a capture bounds a whole message to about a
+// million. An item is read whole, so this is the memory one item may take.
+const MaxMemberValues = 1 << 17
 
 // Header is what a surface document says besides its entries.
 type Header struct {
@@ -128,10 +155,10 @@ func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
 				}
 			}
 			if h.RawTool != nil {
-				refusal, err = rawItems(d, key, h.RawTool)
+				refusal, err = rawItems(d, key, h.MaxItems, h.RawTool)
 				return err
 			}
-			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
+			refusal, err = decodeItems(d, key, h.MaxItems, toolKeys, func(i int, v *jsonv.Value) error {
 				t, err := ToolFromWire(v)
 				if err == nil {
 					err = identity(key, "tool", t.Name)
@@ -142,7 +169,7 @@ func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
 				return err
 			})
 		case "resources":
-			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
+			refusal, err = decodeItems(d, key, h.MaxItems, resourceKeys, func(i int, v *jsonv.Value) error {
 				r, err := resourceFrom(v)
 				if err == nil {
 					err = identity(key, "resource", r.URI)
@@ -153,7 +180,7 @@ func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
 				return err
 			})
 		case "prompts":
-			refusal, err = decodeItems(d, key, func(i int, v *jsonv.Value) error {
+			refusal, err = decodeItems(d, key, h.MaxItems, promptKeys, func(i int, v *jsonv.Value) error {
 				p, err := promptFrom(v)
 				if err == nil {
 					err = identity(key, "prompt", p.Name)
@@ -187,12 +214,19 @@ func Decode(d *jsonv.Decoder, h Handler) (Header, error) {
 }
 
 // decodeItems walks the entry list named key (absent or null: none),
-// handing each item, which must be an object, to add. The first refusal
-// (not an array, not an object, or add's error, prefixed with the item's
-// place) is returned as refusal, and the rest of the list is read without
-// being handed out; err is the decoder's.
-func decodeItems(d *jsonv.Decoder, key string, add func(i int, v *jsonv.Value) error) (refusal, err error) {
+// handing each item, which must be an object, to add, read with only its
+// members listed in keys (see item). The first refusal (not an array, not
+// an object, more than max items when max > 0, or add's error, prefixed
+// with the item's place) is returned as refusal, and the rest of the list
+// is checked without being built; err is the decoder's.
+func decodeItems(d *jsonv.Decoder, key string, max int, keys []string, add func(i int, v *jsonv.Value) error) (refusal, err error) {
 	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
+		if ok && kind == jsonv.Object {
+			if err := d.Skip(); err != nil {
+				return nil, err
+			}
+			return fmt.Errorf("surface: %s is not an array", key), nil
+		}
 		v, err := d.Value()
 		if err != nil {
 			return nil, err
@@ -203,13 +237,22 @@ func decodeItems(d *jsonv.Decoder, key string, add func(i int, v *jsonv.Value) e
 		return fmt.Errorf("surface: %s is not an array", key), nil
 	}
 	err = d.Array(func(i int) error {
-		v, err := d.Value()
-		if err != nil || refusal != nil {
-			return err
+		if refusal != nil {
+			return d.Skip()
 		}
-		if v.Kind != jsonv.Object {
+		if refusal = tooMany(key, i, max); refusal != nil {
+			return d.Skip()
+		}
+		if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+			if err := d.Skip(); err != nil {
+				return err
+			}
 			refusal = fmt.Errorf("surface: %s[%d] is not an object", key, i)
 			return nil
+		}
+		v, err := item(d, keys, scalarKeys[key])
+		if err != nil {
+			return err
 		}
 		if err := add(i, v); err != nil {
 			refusal = fmt.Errorf("surface: %s[%d]: %w", key, i, err)
@@ -219,16 +262,61 @@ func decodeItems(d *jsonv.Decoder, key string, add func(i int, v *jsonv.Value) e
 	return refusal, err
 }
 
+// tooMany refuses the item at index i of the list named key when the
+// list may hold at most max (max > 0).
+func tooMany(key string, i, max int) error {
+	if max > 0 && i >= max {
+		return fmt.Errorf("surface: more than %d %s (the limit is --max-items)", max, key)
+	}
+	return nil
+}
+
+// item reads the object at the current position with only its members
+// listed in keys, each of at most MaxMemberValues values; the others are
+// skipped, and so is a container in a member listed in scalars, which
+// stands as an empty one of its kind.
+func item(d *jsonv.Decoder, keys, scalars []string) (*jsonv.Value, error) {
+	obj := &jsonv.Value{Kind: jsonv.Object, Members: make([]jsonv.Member, 0, len(keys))}
+	err := d.Object(func(key string) error {
+		if !slices.Contains(keys, key) {
+			return d.Skip()
+		}
+		var v *jsonv.Value
+		var err error
+		switch kind, ok := d.Next(); {
+		case ok && kind == jsonv.Array && slices.Contains(scalars, key):
+			v, err = jsonv.NewArray(), d.Skip()
+		case ok && kind == jsonv.Object && slices.Contains(scalars, key):
+			v, err = jsonv.NewObject(), d.Skip()
+		default:
+			v, err = d.ValueWithin(MaxMemberValues)
+		}
+		if err != nil {
+			return err
+		}
+		obj.Members = append(obj.Members, jsonv.M(key, v))
+		return nil
+	})
+	return obj, err
+}
+
 // rawItems is decodeItems handing each item's text to add, cut out by
-// RawContainer, after the same check that it is an object.
-func rawItems(d *jsonv.Decoder, key string, add func(raw []byte) ([]byte, error)) (refusal, err error) {
+// RawContainer, after the same checks that it is an object and within
+// max.
+func rawItems(d *jsonv.Decoder, key string, max int, add func(raw []byte) ([]byte, error)) (refusal, err error) {
 	if kind, ok := d.Next(); !ok || kind != jsonv.Array {
-		return decodeItems(d, key, nil) // null, or refused: nothing to cut
+		return decodeItems(d, key, max, nil, nil) // null, or refused: nothing to cut
 	}
 	var buf []byte
 	err = d.Array(func(i int) error {
-		if kind, ok := d.Next(); refusal != nil || !ok || kind != jsonv.Object {
-			if err := d.Skip(); err != nil || refusal != nil {
+		if refusal != nil {
+			return d.Skip()
+		}
+		if refusal = tooMany(key, i, max); refusal != nil {
+			return d.Skip()
+		}
+		if kind, ok := d.Next(); !ok || kind != jsonv.Object {
+			if err := d.Skip(); err != nil {
 				return err
 			}
 			refusal = fmt.Errorf("surface: %s[%d] is not an object", key, i)
@@ -279,6 +367,11 @@ type ToolParser struct {
 // Parse is ParseTool, over the tool the last call returned.
 func (tp *ToolParser) Parse(raw []byte) (Tool, error) {
 	tp.p.Options.MaxDepth = toolMaxDepth
+	// A tool past the bound of one member may still be read the plain
+	// way, which bounds each member (see item): the caller reads it so
+	// for the refusal, whatever it is.
+	tp.p.Options.MaxValues = MaxMemberValues
+	tp.p.RootKeys = toolKeys
 	v, err := tp.p.ParseOver(raw)
 	if err != nil {
 		return Tool{}, err
