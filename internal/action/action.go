@@ -29,6 +29,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
 )
@@ -52,8 +53,16 @@ const (
 // input while the server runs (a stdio server is started there, as the
 // reference action does), and restores it before returning.
 func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, version string, opts ...Option) int {
-	log := report.NewJobLog(stdout, stderr)
-	r := &runner{getenv: getenv, log: log, stdout: log.Stdout(), stderr: log.Stderr(), version: version, random: defaultRandom()}
+	// Every line leaves through a mask of the secrets handed to servers
+	// (see addSecrets), under the job log's own neutralising.
+	secrets := mask.New()
+	maskedOut, maskedErr := secrets.Writer(stdout), secrets.Writer(stderr)
+	defer func() {
+		_ = maskedOut.Flush()
+		_ = maskedErr.Flush()
+	}()
+	log := report.NewJobLog(maskedOut, maskedErr)
+	r := &runner{getenv: getenv, log: log, stdout: log.Stdout(), stderr: log.Stderr(), version: version, random: defaultRandom(), secrets: secrets}
 	for _, o := range opts {
 		o(r)
 	}
@@ -82,6 +91,9 @@ type runner struct {
 	version        string
 	random         io.Reader
 	reaper         *capture.Reaper
+	// secrets are the values handed to servers, masked in everything the
+	// run prints or writes.
+	secrets *mask.Set
 
 	in        Inputs
 	workspace string
@@ -130,17 +142,12 @@ func (r *runner) run(ctx context.Context) int {
 	// HOME goes to their owner when the run ends, on every path out.
 	defer r.watchOwnership()()
 
-	// Mask literal header values (bearer tokens and the like) in the log
-	// before anything could print them. Values that use ${NAME} are filled
-	// in by warden from the environment; secrets passed that way are
-	// already masked by the runner.
-	for _, h := range in.Headers {
-		_, v, _ := strings.Cut(h, ": ")
-		if v != "" && !strings.Contains(v, "${") {
-			if err := r.log.Mask(v); err != nil {
-				return r.fail(err)
-			}
-		}
+	// Mask header and env values (bearer tokens and the like) before
+	// anything could print them: literal ones, and what a ${NAME} or a
+	// bare env NAME reads from the step's environment, which the runner
+	// masks only when it came from a secret.
+	if err := r.addSecrets(inputSecrets(in, r.getenv)...); err != nil {
+		return r.fail(err)
 	}
 
 	// Read the base branch's lock and settle the comment before the server
@@ -371,6 +378,7 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		Approve: r.in.Approver != "", Approver: r.in.Approver,
 		Version: r.version, Actor: actor, Environment: environment,
 		AllowSecretInLock: r.in.AllowSecretInLock,
+		Handed:            r.secrets,
 	})
 	resume()
 	if err != nil {
@@ -504,7 +512,7 @@ func (r *runner) writeSummary(s report.Summary) error {
 	if path == "" {
 		return nil
 	}
-	return appendFile(path, func(w io.Writer) error { return report.WriteSummary(w, s) })
+	return r.appendMasked(path, func(w io.Writer) error { return report.WriteSummary(w, s) })
 }
 
 // writeOutputs appends step outputs when GITHUB_OUTPUT is set.
@@ -513,7 +521,7 @@ func (r *runner) writeOutputs(outs []Output) error {
 	if path == "" {
 		return nil
 	}
-	return appendFile(path, func(w io.Writer) error { return WriteOutputs(w, r.random, outs) })
+	return r.appendMasked(path, func(w io.Writer) error { return WriteOutputs(w, r.random, outs) })
 }
 
 // reviewCommands are the commands the summary shows on drift: reproduce the

@@ -20,18 +20,34 @@ import (
 // runConfig pins or checks every selected server of the config input, each
 // against its own <name>.warden.lock beside the config, and reports the run
 // as one: annotations on each lock's lines, one SARIF file with a run per
-// server, a job summary with a row per server, and the worst exit code.
+// server (none when a server failed), a job summary with a row per server,
+// and the worst exit code.
 func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 	configAbs, err := ResolveFile(r.workspace, r.workDir, "config", r.in.Config)
 	if err != nil {
 		return r.fail(err)
 	}
-	cfg, err := clientconfig.ReadFile(configAbs, func(name string) (string, bool) {
-		v := r.getenv(name)
-		return v, v != ""
+	// A pull request edits the config: its ${...} read only the variables
+	// the workflow lists in config-env, never the runner's own.
+	allowed := map[string]bool{}
+	for _, n := range r.in.ConfigEnv {
+		allowed[n] = true
+	}
+	cfg, err := clientconfig.ReadFile(configAbs, clientconfig.Variables{
+		Lookup: func(name string) (string, bool) {
+			v := r.getenv(name)
+			return v, v != ""
+		},
+		Allowed:     allowed,
+		AllowedFrom: "the config-env input",
 	})
 	if err != nil {
 		return r.fail(err)
+	}
+	for _, s := range cfg.Servers {
+		if err := r.addSecrets(s.Secrets...); err != nil {
+			return r.fail(err)
+		}
 	}
 	// Every lock is a file the pull request controls: none may lead
 	// outside the workspace.
@@ -42,7 +58,7 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 	}
 	startIn(cfg, r.workDir)
 	base.Argv, base.URL, base.Dir = nil, "", ""
-	o := ops.ConfigOptions{Config: cfg, Servers: r.in.Servers, Base: base, Version: r.version}
+	o := ops.ConfigOptions{Config: cfg, Servers: r.in.Servers, Base: base, Version: r.version, Handed: r.secrets}
 	mode := r.in.Mode
 	resume, err := r.quiet()
 	if err != nil {
@@ -129,7 +145,7 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 		if counts.Failed > 0 {
 			md += "\nNo SARIF file was written: a server failed, and an upload without its run would close its open alerts.\n"
 		}
-		if err := appendFile(path, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
+		if err := r.appendMasked(path, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
 			return r.fail(err)
 		}
 	}
@@ -174,7 +190,7 @@ func (r *runner) writeSARIFBytes(data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(r.sarifAbs), 0o755); err != nil {
 		return fmt.Errorf("create SARIF directory: %w", err)
 	}
-	if err := lock.WriteAtomic(r.sarifAbs, data); err != nil {
+	if err := lock.WriteAtomic(r.sarifAbs, r.secrets.Bytes(data)); err != nil {
 		return fmt.Errorf("write SARIF: %w", err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
+	"github.com/wardenlock/warden/internal/clientconfig"
 )
 
 // Input defaults, as documented in action.yml.
@@ -50,6 +51,9 @@ type Inputs struct {
 	URL     string
 	Config  string
 	Servers []string
+	// ConfigEnv lists the only environment variables the config's ${...}
+	// may read (the config-env input); nil reads none.
+	ConfigEnv []string
 	// Headers are "Name: value" lines, Env "NAME" or "NAME=VALUE" lines.
 	Headers []string
 	Env     []string
@@ -152,6 +156,7 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 		in.URL = u
 	}
 
+	var err error
 	for _, line := range strings.Split(get("servers"), "\n") {
 		if name := strings.TrimSpace(line); name != "" {
 			in.Servers = append(in.Servers, name)
@@ -160,7 +165,12 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	if len(in.Servers) > 0 && in.Config == "" {
 		return in, errors.New("input servers: only used with config")
 	}
-	var err error
+	if in.ConfigEnv, err = parseConfigEnv(get("config-env")); err != nil {
+		return in, err
+	}
+	if len(in.ConfigEnv) > 0 && in.Config == "" {
+		return in, errors.New("input config-env: only used with config")
+	}
 	if in.Headers, err = ParseHeaders(get("headers")); err != nil {
 		return in, err
 	}
@@ -505,4 +515,46 @@ func within(root, p string) bool {
 		return false
 	}
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// parseConfigEnv reads the config-env input: one variable name per line
+// (commas and spaces separate names too). The runner's own variables are
+// refused here, by name, as the config reader would refuse them: listing
+// one cannot make it readable.
+func parseConfigEnv(raw string) ([]string, error) {
+	var names []string
+	for _, name := range strings.FieldsFunc(raw, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' || r == ' ' || r == '\t' }) {
+		if !isVariableName(name) {
+			return nil, fmt.Errorf("input config-env: %q is not a variable name", clipInput(name))
+		}
+		if clientconfig.RunnerVariable(name) {
+			return nil, fmt.Errorf("input config-env: %s is a variable of the runner, which a config may never read", name)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// isVariableName reports whether s is a portable environment variable
+// name: letters, digits and '_', not starting with a digit.
+func isVariableName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// clipInput shortens input text quoted in an error.
+func clipInput(s string) string {
+	const most = 40
+	if len(s) > most {
+		return s[:most] + "…"
+	}
+	return s
 }

@@ -318,7 +318,7 @@ func (r *runner) writeCandidate(res *ops.CheckResult) {
 		return
 	}
 	actor, environment := r.pinner()
-	l, err := ops.Candidate(res, ops.CandidateOptions{Version: r.version, Actor: actor, Environment: environment})
+	l, err := ops.Candidate(res, ops.CandidateOptions{Version: r.version, Actor: actor, Environment: environment, Handed: r.secrets})
 	if err != nil {
 		r.warning("no candidate lock written: " + err.Error())
 		return
@@ -370,13 +370,13 @@ func (r *runner) comment(verdict string, items []drift.Item, errText string) {
 		rv.changes != nil && (rv.changes.State == report.LockChanged || rv.changes.State == report.LockAdded)
 	switch {
 	case id != 0:
-		if err := rv.api.updateComment(ctx, id, report.RenderComment(c)); err != nil {
+		if err := rv.api.updateComment(ctx, id, r.secrets.String(report.RenderComment(c))); err != nil {
 			r.warning("the pull request comment was not updated: " + err.Error())
 			return
 		}
 		fmt.Fprintf(r.stdout, "updated warden's comment on pull request #%d\n", rv.event.Number)
 	case worth:
-		if err := rv.api.createComment(ctx, rv.event.Number, report.RenderComment(c)); err != nil {
+		if err := rv.api.createComment(ctx, rv.event.Number, r.secrets.String(report.RenderComment(c))); err != nil {
 			r.warning("the pull request comment was not created: " + err.Error())
 			return
 		}
