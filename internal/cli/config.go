@@ -28,7 +28,7 @@ func (c *configFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.servers, "server", "with --config: only the server `NAME` (repeatable)")
 	fs.StringVar(&c.lockDir, "lock-dir", "", "with --config: `DIR` of the <server>.warden.lock files (default: beside the config)")
 	fs.IntVar(&c.jobs, "jobs", ops.DefaultJobs, "with --config: capture up to `N` servers at once")
-	fs.Var(&c.allowEnv, "config-env", "with --config: the config may read the variable `NAME` (repeatable; once given, no other; the runner's ACTIONS_*, GITHUB_*, INPUT_*, RUNNER_* never)")
+	fs.Var(&c.allowEnv, "config-env", "with --config: the config may read the variable `NAME` (repeatable; once given, or under GitHub Actions, no other; the runner's ACTIONS_*, GITHUB_*, INPUT_*, RUNNER_* never)")
 }
 
 // usedWith refuses the single-server flags next to --config, and the config
@@ -61,7 +61,9 @@ func (c *configFlags) usedWith(fs *flag.FlagSet) error {
 // options reads the config and builds the run's options.
 func (c *configFlags) options(env Env, tf *targetFlags) (ops.ConfigOptions, error) {
 	vars := clientconfig.Variables{Lookup: lookupEnv(env)}
-	if len(c.allowEnv) > 0 {
+	// In a workflow the config may come from the pull request under test:
+	// as in the Action, it reads only the variables listed, none by default.
+	if len(c.allowEnv) > 0 || env.Getenv("GITHUB_ACTIONS") == "true" {
 		vars.Allowed, vars.AllowedFrom = map[string]bool{}, "--config-env"
 		for _, n := range c.allowEnv {
 			if clientconfig.RunnerVariable(n) {

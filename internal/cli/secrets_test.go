@@ -68,6 +68,13 @@ func TestConfigEnvAllowlist(t *testing.T) {
 	if code != ExitError || !strings.Contains(out+errs, "${API_TOKEN} is not in --config-env") || strings.Contains(out+errs, secretValue) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
+	// Under GitHub Actions, as in the Action, nothing is read unless listed.
+	vars := runnerVars()
+	vars["GITHUB_ACTIONS"] = "true"
+	code, out, errs = runWith(t, vars, "pin", "--config", cfg)
+	if code != ExitError || !strings.Contains(out+errs, "${API_TOKEN} is not in --config-env") {
+		t.Fatalf("under Actions: exit %d\n%s%s", code, out, errs)
+	}
 	code, _, errs = runWith(t, runnerVars(), "pin", "--config", cfg, "--config-env", "GITHUB_TOKEN")
 	if code != ExitError || !strings.Contains(errs, `--config-env "GITHUB_TOKEN": a variable of the CI runner`) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
