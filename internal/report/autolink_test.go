@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html"
 	"strings"
 	"testing"
 
@@ -115,4 +116,25 @@ func TestSummaryAndCommentAutolinks(t *testing.T) {
 	if !strings.Contains(comment, "<pre>\nwarden pin --lock warden.lock -- npx -y pkg&#64;1.2.3 GH-77 https&#58;//x.example\n</pre>") {
 		t.Errorf("the comment's command is not whole")
 	}
+}
+
+// FuzzEscapeMarkdownAutolinks checks that no input leaves GitHub anything to
+// link once escaped, in a table cell or in <code>, and that the reader sees
+// the terminal-safe text unchanged.
+func FuzzEscapeMarkdownAutolinks(f *testing.F) {
+	for _, s := range linkBait {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := EscapeMarkdown(in)
+		if links := reporttest.Autolinks("| " + got + " |\n"); len(links) != 0 {
+			t.Fatalf("EscapeMarkdown(%q) = %q leaves %q", in, got, links)
+		}
+		if links := reporttest.Autolinks(code(in)); len(links) != 0 {
+			t.Fatalf("code(%q) = %q leaves %q", in, code(in), links)
+		}
+		if dec := strings.ReplaceAll(html.UnescapeString(got), "\u200b", ""); dec != TerminalSafe(in) {
+			t.Fatalf("EscapeMarkdown(%q) reads %q, want %q", in, dec, TerminalSafe(in))
+		}
+	})
 }

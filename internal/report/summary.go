@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/drift"
@@ -152,7 +153,7 @@ func breaksAfter(prev, r, next rune) bool {
 	case '#', '@':
 		return true
 	case '-':
-		return isASCIILetter(prev) && next >= '0' && next <= '9'
+		return unicode.IsLetter(prev) && next >= '0' && next <= '9'
 	case ':':
 		return next == '/'
 	}
@@ -161,10 +162,6 @@ func breaksAfter(prev, r, next rune) bool {
 
 func isHexDigit(r rune) bool {
 	return r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F'
-}
-
-func isASCIILetter(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 // code renders an escaped value, clipped to MaxMessageBytes, in a monospace

@@ -24,7 +24,7 @@ import (
 var (
 	sourceLinks = regexp.MustCompile(`(?i)(?:https?|ftp)://|www\.|mailto:|xmpp:|[a-z0-9._+-]@[a-z0-9_-]`)
 	renderedOut = regexp.MustCompile(`(?s)<!--.*?-->|<code>.*?</code>|<pre>.*?</pre>|` + "`[^`\n]*`" + `|<[^>]*>`)
-	textLinks   = regexp.MustCompile(`(?i)[#@][\pL\pN_]|[a-z]-[0-9]|[0-9a-f]{7}|(?:https?|ftp)://|www\.`)
+	textLinks   = regexp.MustCompile(`(?i)[#@][\pL\pN_]|\pL-[0-9]|[0-9a-f]{7}|(?:https?|ftp)://|www\.`)
 )
 
 // Autolinks returns what GitHub could turn into a link in the Markdown md,
