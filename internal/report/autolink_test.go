@@ -94,7 +94,11 @@ func TestSummaryAndCommentAutolinks(t *testing.T) {
 		LockChanges: changes, HeadSHA: strings.Repeat("cd", 20)})
 	failed := RenderSummary(Summary{Mode: "check", Verdict: VerdictError, LockPath: "warden.lock", Error: "server stderr: " + bait})
 	failedComment := RenderComment(Comment{LockPath: "warden.lock", Verdict: VerdictError, Error: "server stderr: " + bait})
-	for name, md := range map[string]string{"summary": summary, "comment": comment, "error summary": failed, "error comment": failedComment} {
+	servers := RenderServerSummary("check", []ServerReport{
+		{Name: "GH-77 @octocat", Mode: "check", LockPath: "a.warden.lock", Drift: items},
+		{Name: "#12", Mode: "check", LockPath: "b.warden.lock", Error: "server stderr: " + bait},
+	}, "warden.sarif")
+	for name, md := range map[string]string{"summary": summary, "comment": comment, "error summary": failed, "error comment": failedComment, "server summary": servers} {
 		if links := reporttest.Autolinks(md); len(links) != 0 {
 			t.Errorf("the %s leaves %d link(s), first %q:\n%.2000s", name, len(links), links[:min(len(links), 5)], md)
 		}
