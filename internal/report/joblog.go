@@ -136,8 +136,9 @@ const MaxLogLineBytes = 64 << 10
 // line up to its end and writes it passed through Inert, so nothing in it
 // is read as a workflow command whatever it quotes, and whichever writes
 // the line was split across. It is the one mechanism behind JobLog's text
-// and the CLI's output under GitHub Actions. Completed lines are written
-// once per Write call; Flush writes an unterminated last line. An
+// and the CLI's output under GitHub Actions. Completed lines are written by
+// the Write that completes them, gathered into writes of about 64 KiB;
+// Flush writes an unterminated last line. An
 // InertWriter is safe for concurrent use.
 type InertWriter struct {
 	mu      sync.Mutex
@@ -147,6 +148,10 @@ type InertWriter struct {
 	dropped int    // bytes of the current line beyond max
 	out     []byte // completed lines not yet written to w
 }
+
+// outChunk is how much completed output an InertWriter gathers before it
+// writes it out.
+const outChunk = 64 << 10
 
 // NewInertWriter returns an InertWriter that writes to w. Lines are kept
 // whole, so the text is unchanged but for the neutralised triggers.
@@ -170,6 +175,12 @@ func (f *InertWriter) Write(p []byte) (int, error) {
 		}
 		rest = rest[i+1:]
 		f.complete("\n")
+		// A large write goes out in pieces, not as a second copy of itself.
+		if len(f.out) >= outChunk {
+			if err := f.writeOut(); err != nil {
+				return 0, err
+			}
+		}
 	}
 	if err := f.writeOut(); err != nil {
 		return 0, err
@@ -229,7 +240,7 @@ func (f *InertWriter) writeOut() error {
 	}
 	_, err := f.w.Write(f.out)
 	// A large output is not kept around once written.
-	if cap(f.out) > 64<<10 {
+	if cap(f.out) > 2*outChunk {
 		f.out = nil
 	} else {
 		f.out = f.out[:0]
