@@ -16,10 +16,12 @@ func inOwnProcessGroup(*exec.Cmd) error {
 // killGroup is never reached: no process is started on these systems.
 func killGroup(int) {}
 
-// processParents, descendants, killAll and killAndReap are never reached:
-// no process is started on these systems.
+// processParents, descendants, killAll, killAndReap, killPids, reapOwn and
+// ownChildren are never reached: no process is started on these systems.
 func processParents() map[int]int { return nil }
 func descendants(int) []int       { return nil }
 func killAll(int, []int, bool)    {}
 func killAndReap([]int, bool)     {}
+func killPids([]int)              {}
+func reapOwn([]int)               {}
 func ownChildren() []int          { return nil }

@@ -168,13 +168,27 @@ func killAll(pgid int, tree []int, reap bool) {
 // so that none is left a zombie. Processes that are not warden's children
 // are reaped by their own parents; without a subreaper none of a tree is.
 func killAndReap(pids []int, reap bool) {
+	killPids(pids)
+	if reap {
+		reapOwn(pids)
+	}
+}
+
+// killPids sends SIGKILL to each process, never to init or to warden.
+func killPids(pids []int) {
 	self := os.Getpid()
 	for _, p := range pids {
 		if p > 1 && p != self {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
-	if !reap || len(pids) == 0 {
+}
+
+// reapOwn waits for each of pids that is this process's child, at most
+// reapGrace for each: they were killed, so the wait is for the kernel to
+// finish them, not for them to exit of their own accord.
+func reapOwn(pids []int) {
+	if len(pids) == 0 {
 		return
 	}
 	mine := map[int]bool{}

@@ -45,10 +45,19 @@ func (r *Reaper) started(pid int) {
 
 // finished forgets a leader and kills every orphan re-parented to this
 // process that is not the leader of another running capture.
+//
+// The sweep runs under startMu, and takes the set of leaders to spare only
+// once it holds it: a server is started and registered under the same lock
+// (startLeader), so every child the sweep sees is either a registered
+// leader or an orphan, never a server forked a moment ago by a capture
+// that has not registered it yet. The killed orphans are reaped after the
+// lock is released: they stay this process's zombies until then, so their
+// pids cannot be reused meanwhile, and a slow reap does not hold up starts.
 func (r *Reaper) finished(pid int) {
 	if r == nil {
 		return
 	}
+	startMu.Lock()
 	r.mu.Lock()
 	if r.leaders[pid]--; r.leaders[pid] <= 0 {
 		delete(r.leaders, pid)
@@ -58,14 +67,15 @@ func (r *Reaper) finished(pid int) {
 		spare[p] = true
 	}
 	r.mu.Unlock()
-	if !r.enabled {
-		return
-	}
 	var orphans []int
-	for _, p := range ownChildren() {
-		if !spare[p] && p != pid {
-			orphans = append(orphans, p)
+	if r.enabled {
+		for _, p := range ownChildren() {
+			if !spare[p] && p != pid {
+				orphans = append(orphans, p)
+			}
 		}
+		killPids(orphans)
 	}
-	killAndReap(orphans, true)
+	startMu.Unlock()
+	reapOwn(orphans)
 }

@@ -5,6 +5,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,10 +67,82 @@ func TestReaperHelperProcess(t *testing.T) {
 			os.Exit(4)
 		}
 	}
-	if _, err := Capture(context.Background(), Options{Argv: argv, Reaper: r, Timeout: 20 * time.Second}); err != nil {
-		os.Exit(5)
+	parallel, rounds := 1, 1
+	if n, err := strconv.Atoi(os.Getenv(reaperParallelEnv)); err == nil {
+		parallel, rounds = n, 3
+	}
+	for range rounds {
+		errs := make(chan error, parallel)
+		for range parallel {
+			go func() {
+				_, err := Capture(context.Background(), Options{Argv: argv, Reaper: r, Timeout: 20 * time.Second})
+				errs <- err
+			}()
+		}
+		failed := false
+		for range parallel {
+			if err := <-errs; err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				failed = true
+			}
+		}
+		if failed {
+			os.Exit(5)
+		}
 	}
 	os.Exit(0)
+}
+
+// reaperParallelEnv, when set to N, makes TestReaperHelperProcess run N
+// captures at once, three times over.
+const reaperParallelEnv = "WARDEN_TEST_REAPER_PARALLEL"
+
+// TestCaptureReaperParallelStarts: many captures at once under one Reaper,
+// as pin --config --jobs runs them. Before, a capture that ended swept a
+// server another capture had just forked and not yet registered as a
+// leader, and killed it as an orphan ("broken pipe; server exited
+// (signal: killed)" on about half the servers of a 60-server config);
+// now starts and sweeps take the same lock, and every capture succeeds.
+func TestCaptureReaperParallelStarts(t *testing.T) {
+	t.Parallel()
+	argv, err := json.Marshal(raw(t, "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestReaperHelperProcess$")
+	cmd.Env = append(os.Environ(), reaperHelperEnv+"="+string(argv), reaperParallelEnv+"=48")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("48 captures at once under one Reaper: %v\n%s", err, out)
+	}
+}
+
+// TestStartRegistersUnderStartLock: a stdio server is started and
+// registered as a Reaper leader with startMu held, the lock a sweep takes
+// too, so no sweep sees the server between its fork and its registration,
+// and no two servers are forked at once. Not parallel: another test's
+// start would hold the lock and hide a start that does not.
+func TestStartRegistersUnderStartLock(t *testing.T) {
+	r := &Reaper{leaders: map[int]int{}} // not a subreaper: the test binary shares its children
+	called := false
+	mustCapture(t, Options{Argv: raw(t, "clean"), Reaper: r, started: func(pid int) {
+		called = true
+		if startMu.TryLock() {
+			startMu.Unlock()
+			t.Error("the server was registered without startMu held")
+		}
+		r.mu.Lock()
+		n := r.leaders[pid]
+		r.mu.Unlock()
+		if n != 1 {
+			t.Errorf("leader %d registered %d times when the start returned, want 1", pid, n)
+		}
+	}})
+	if !called {
+		t.Fatal("the started hook was not called")
+	}
+	if len(r.leaders) != 0 {
+		t.Errorf("leaders left after the capture: %v", r.leaders)
+	}
 }
 
 // TestCaptureReaperEndsDaemon: a server that double-forks leaves a daemon

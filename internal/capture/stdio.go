@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wardenlock/warden/internal/jsonv"
@@ -135,7 +136,7 @@ func startStdio(ctx context.Context, cfg *config, b *budget) (*stdioConn, error)
 		return nil, fmt.Errorf("creating the stderr pipe: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	err = cmd.Start()
+	err = startLeader(cmd, cfg.Reaper, cfg.started)
 	// The child has its own copies now; holding ours would keep the pipes
 	// open after the child exits and hide the EOF that reports it.
 	closeAll(inR, outW, errW)
@@ -157,10 +158,6 @@ func startStdio(ctx context.Context, cfg *config, b *budget) (*stdioConn, error)
 		waitDone:   make(chan struct{}),
 	}
 	c.budget = b
-	if cfg.started != nil {
-		cfg.started(c.pgid)
-	}
-	cfg.Reaper.started(c.pgid)
 	// The deadline kills the whole group and tree at once; every blocked
 	// read and write on the pipes then returns.
 	c.stopKill = context.AfterFunc(ctx, func() { killAll(c.pgid, descendants(c.pgid), cfg.Reaper.Enabled()) })
@@ -171,6 +168,45 @@ func startStdio(ctx context.Context, cfg *config, b *budget) (*stdioConn, error)
 	go c.drainStderr()
 	go c.readLoop()
 	return c, nil
+}
+
+// startMu serialises the start of stdio servers in this process: at most
+// one fork is in flight at a time, and a Reaper's sweep (Reaper.finished)
+// never runs between a server's fork and its registration as a leader.
+//
+// Both halves matter. A sweep that ran in that gap took the new server for
+// an orphan and killed it, sometimes before it had run exec. And on Linux
+// Go forks with vfork: the child runs in its parent's memory, on the
+// parent thread's stack, until exec. The runtime marks that stretch with a
+// global (inForkedChild) that a second child, forked at the same moment
+// from another thread, clears; the first child then resets its signal
+// handlers through libc's sigaction (in a cgo build), switching to the
+// system stack and so storing g0 as the current goroutine in the parent
+// thread's TLS. Killed there, it leaves the parent to resume on its
+// goroutine stack with g0 as its g, and the next stack check dies with
+// "fatal error: morestack on g0" in syscall.forkExec. A CGO_ENABLED=0
+// build never calls libc, so it never took that path.
+//
+// It is process-wide on purpose, like syscall.ForkLock: forking and being
+// a subreaper are properties of the process, not of one capture, and
+// captures that share no Reaper still share the fork path.
+var startMu sync.Mutex
+
+// startLeader starts cmd under startMu and, before releasing it, registers
+// the new leader with r (which may be nil) and calls hook (which may be
+// nil) with its pid.
+func startLeader(cmd *exec.Cmd, r *Reaper, hook func(pid int)) error {
+	startMu.Lock()
+	defer startMu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	r.started(pid)
+	if hook != nil {
+		hook(pid)
+	}
+	return nil
 }
 
 // startError classifies a failure to start the command. Only "not found"
