@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"os"
 	"os/exec"
@@ -73,7 +74,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// buildWarden builds this command into a temporary directory.
+// buildWarden builds this command into a temporary directory, static as
+// the release and the README build it.
 func buildWarden(t *testing.T) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
@@ -81,10 +83,34 @@ func buildWarden(t *testing.T) string {
 	}
 	bin := filepath.Join(t.TempDir(), "warden")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestBuiltWardenIsStatic: the warden the tests run is the static build
+// the release ships and the README gives, whatever CGO_ENABLED the
+// environment sets: its build settings record CGO_ENABLED=0. (A cgo build
+// resets a forked child's signal handlers through libc, the path on which
+// concurrent starts crashed with "morestack on g0".)
+func TestBuiltWardenIsStatic(t *testing.T) {
+	t.Setenv("CGO_ENABLED", "1")
+	bin := buildWarden(t)
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cgo := ""
+	for _, s := range info.Settings {
+		if s.Key == "CGO_ENABLED" {
+			cgo = s.Value
+		}
+	}
+	if cgo != "0" {
+		t.Errorf("the test harness built warden with CGO_ENABLED=%q, want 0", cgo)
+	}
 }
 
 // exitCode is the exit code cmd.Wait reported: -1 for death by a signal

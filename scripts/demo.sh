@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# A static binary: the same relative path also runs inside the Action's
-# container (no Go toolchain there), so one lock serves both.
+# Static binaries: the demo server's relative path also runs inside the
+# Action's container (no Go toolchain there), so one lock serves both; and
+# warden is built as it is released (README "Install").
 CGO_ENABLED=0 go build -o testdata/demo/bin/demo-server ./testdata/demo/server
-go build -o testdata/demo/bin/warden .
+CGO_ENABLED=0 go build -o testdata/demo/bin/warden .
 
 # --mutate drifts the declared surface with an unchanged launch (a rug-pull):
 # the server reads DEMO_MUTATE, which warden passes with --env.

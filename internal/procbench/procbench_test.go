@@ -73,12 +73,14 @@ func newFixture(tb testing.TB, n int) *fixture {
 	return f
 }
 
-// buildWarden builds the warden binary (the repository's main package).
+// buildWarden builds the warden binary (the repository's main package),
+// static as the release is.
 func buildWarden(tb testing.TB, dir string) string {
 	tb.Helper()
 	out := filepath.Join(dir, "warden")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = testserver.RepoRoot(tb)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, msg)
 	}
