@@ -1,5 +1,7 @@
 package jsonv
 
+import "fmt"
+
 // skipper is the state Skip keeps from call to call: the keys of the
 // objects being skipped, as a stack, for the duplicate-key check.
 type skipper struct {
@@ -143,4 +145,39 @@ func (d *Decoder) skipObject(depth int) error {
 			return d.fail("expected ',' or '}' in object")
 		}
 	}
+}
+
+// String reads the string at the current position as Value would, counted
+// and checked alike, but returns it without making a Value of it: a
+// reader of a long list of strings keeps the strings alone. The value
+// there must be a string (see Next); anything else is refused as Value
+// refuses it, or else as not a string.
+func (d *Decoder) String() (string, error) {
+	if kind, ok := d.Next(); !ok || kind != String {
+		if _, err := d.Value(); err != nil {
+			return "", err
+		}
+		return "", d.setErr(fmt.Errorf("jsonv: the value at %s is not a string", d.pathString()))
+	}
+	var err error
+	switch {
+	case d.depth > d.maxDepth:
+		err = d.fail("nesting deeper than %d", d.maxDepth)
+	case d.maxValues > 0 && d.values >= d.maxValues:
+		d.values++
+		err = &ValueLimitError{Limit: d.maxValues}
+	}
+	if err != nil {
+		return "", d.setErr(err)
+	}
+	d.values++
+	s, _, err := d.plainStr()
+	if err != nil {
+		if pe, ok := err.(*ParseError); ok {
+			pe.settle()
+		}
+		return "", d.setErr(err)
+	}
+	d.consumed++
+	return s, nil
 }

@@ -195,3 +195,27 @@ func TestParserRootKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderString: String reads what Value reads of a string, counted
+// alike, and refuses anything else.
+func TestDecoderString(t *testing.T) {
+	d := NewBytesDecoder([]byte(`["a","\u00e9x","\ud800",1]`), Options{})
+	var got []string
+	err := d.Array(func(i int) error {
+		s, err := d.String()
+		got = append(got, s)
+		return err
+	})
+	if want := "a éx "; strings.Join(got, " ") != want || err == nil || !strings.Contains(err.Error(), "at $[2]): unpaired UTF-16 surrogate") {
+		t.Fatalf("got %q, %v; want %q and the surrogate refused at $[2]", got, err, want)
+	}
+	d = NewBytesDecoder([]byte(`[1]`), Options{})
+	if err := d.Array(func(int) error { _, err := d.String(); return err }); err == nil || !strings.Contains(err.Error(), "not a string") {
+		t.Fatalf("a number read as a string: %v", err)
+	}
+	if d := NewBytesDecoder([]byte(`"a"`), Options{}); d.Values() != 0 {
+		t.Fatal("counted before reading")
+	} else if _, err := d.String(); err != nil || d.Values() != 1 {
+		t.Fatalf("String: %v, %d values", err, d.Values())
+	}
+}

@@ -403,15 +403,16 @@ func (ld *lockDecoder) stringList(obj *jsonv.Value, key string, dst *strItems, m
 			dst.over, dst.at = true, i
 			return d.Skip()
 		}
+		if kind, ok := d.Next(); ok && kind == jsonv.String {
+			s, err := d.String()
+			dst.list = append(dst.list, s)
+			return err
+		}
 		v, err := kindOnly(d)
 		if err != nil {
 			return err
 		}
-		if v.Kind != jsonv.String {
-			dst.bad, dst.at = v, i
-			return nil
-		}
-		dst.list = append(dst.list, v.Text)
+		dst.bad, dst.at = v, i
 		return nil
 	})
 	obj.Members = append(obj.Members, jsonv.M(key, jsonv.NewArray()))
