@@ -161,3 +161,17 @@ func FuzzInertWriter(f *testing.F) {
 		}
 	})
 }
+
+// TestJobLogCommandWithSeparator: a line separator in a command's property
+// or message is not a line end to the runner, so the command stays whole.
+func TestJobLogCommandWithSeparator(t *testing.T) {
+	var out bytes.Buffer
+	log := NewJobLog(&out, io.Discard)
+	if err := log.Command("warning", []Property{{"title", "a\u2028b\u0085"}}, "x\u2029::y ##[error]z"); err != nil {
+		t.Fatal(err)
+	}
+	cmds := reporttest.RunnerCommands(out.String())
+	if len(cmds) != 1 || cmds[0].Name != "warning" || cmds[0].Data != "x\u2029::y #\\x23[error]z" {
+		t.Fatalf("the runner reads %+v from %q", cmds, out.String())
+	}
+}

@@ -310,8 +310,11 @@ func (l *JobLog) Stderr() io.Writer { return l.err }
 // as in text, so the runner reads exactly this one command from the line.
 // name is one of warden's own constants (or a stop-commands token).
 func (l *JobLog) Command(name string, props []Property, message string) error {
+	// The escaped line holds no CR or LF, so it is one line to the runner;
+	// only the legacy prefix can act inside it. (Inert would also take a
+	// U+2028 in a value for a line end and break the command.)
 	line := Command(name, props, message)
-	return l.out.writeLine("::" + Inert(line[len("::"):]))
+	return l.out.writeLine("::" + strings.ReplaceAll(line[len("::"):], legacyPrefix, inertLegacyPrefix))
 }
 
 // Mask registers value as a secret with "::add-mask::". The value is the
