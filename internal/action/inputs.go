@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/report"
 )
 
 // Input defaults, as documented in action.yml.
@@ -524,8 +525,8 @@ func within(root, p string) bool {
 func parseConfigEnv(raw string) ([]string, error) {
 	var names []string
 	for _, name := range strings.FieldsFunc(raw, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' || r == ' ' || r == '\t' }) {
-		if !isVariableName(name) {
-			return nil, fmt.Errorf("input config-env: %q is not a variable name", clipInput(name))
+		if !clientconfig.IsVariableName(name) {
+			return nil, fmt.Errorf("input config-env: %q is not a variable name", report.Clip(name, 40))
 		}
 		if clientconfig.RunnerVariable(name) {
 			return nil, fmt.Errorf("input config-env: %s is a variable of the runner, which a config may never read", name)
@@ -533,28 +534,4 @@ func parseConfigEnv(raw string) ([]string, error) {
 		names = append(names, name)
 	}
 	return names, nil
-}
-
-// isVariableName reports whether s is a portable environment variable
-// name: letters, digits and '_', not starting with a digit.
-func isVariableName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// clipInput shortens input text quoted in an error.
-func clipInput(s string) string {
-	const most = 40
-	if len(s) > most {
-		return s[:most] + "…"
-	}
-	return s
 }

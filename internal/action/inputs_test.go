@@ -168,6 +168,14 @@ func TestParseInputs(t *testing.T) {
 		{"servers without config", map[string]string{"server-cmd": "srv", "servers": "a"}, nil, "input servers: only used with config"},
 		{"headers with config", map[string]string{"config": ".mcp.json", "headers": "A: b"}, nil, "not used with config"},
 		{"protocol unknown", map[string]string{"server-cmd": "srv", "protocol": "2026-07-28"}, nil, "input protocol must be auto, modern or legacy"},
+		{"config-env", map[string]string{"config": ".mcp.json", "config-env": "API_KEY\n  SEARCH_KEY, OTHER\n"}, func(t *testing.T, in Inputs) {
+			if !reflect.DeepEqual(in.ConfigEnv, []string{"API_KEY", "SEARCH_KEY", "OTHER"}) {
+				t.Errorf("config-env = %q", in.ConfigEnv)
+			}
+		}, ""},
+		{"config-env without config", map[string]string{"server-cmd": "srv", "config-env": "A"}, nil, "input config-env: only used with config"},
+		{"config-env not a name", map[string]string{"config": ".mcp.json", "config-env": "A-B"}, nil, `input config-env: "A-B" is not a variable name`},
+		{"config-env runner token", map[string]string{"config": ".mcp.json", "config-env": "actions_runtime_token"}, nil, "is a variable of the runner"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func (x *expander) variable(ref, where string) (string, error) {
 	}
 	name, def, hasDefault := strings.Cut(ref, ":-")
 	name = strings.TrimPrefix(name, "env:")
-	if !isEnvName(name) {
+	if !IsVariableName(name) {
 		return "", fmt.Errorf("%s: ${%s} is not a variable warden knows (${NAME}, ${NAME:-default}, ${env:NAME}, ${workspaceFolder}, ${userHome})", where, clip(ref))
 	}
 	if RunnerVariable(name) {
@@ -104,7 +104,9 @@ func RunnerVariable(name string) bool {
 	return false
 }
 
-func isEnvName(s string) bool {
+// IsVariableName reports whether s is a portable environment variable
+// name: ASCII letters, digits and '_', not starting with a digit.
+func IsVariableName(s string) bool {
 	if s == "" {
 		return false
 	}
