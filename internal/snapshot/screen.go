@@ -1,0 +1,98 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wardenlock/warden/internal/findings"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// SecretError refuses a snapshot in which the secret screen found a
+// secret. A snapshot stores the server's text verbatim and is committed
+// beside the lock, so a token a server put in a description would be
+// published with it.
+type SecretError struct {
+	// Where lists "<JSON path> (<rule> <redacted snippet>)" for each hit,
+	// or "<JSON path> (a value handed to the server ...)"; never a value.
+	Where []string
+}
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("refusing to write a surface snapshot that would store a secret verbatim: %s; re-run with --allow-secret-in-snapshot if the value is not secret, or with --no-snapshot to write no snapshot", strings.Join(e.Where, "; "))
+}
+
+// Screen scans every string of the snapshot text doc (keys included) with
+// the vendor patterns of the secret scanner, as a pin screens its lock
+// (the entropy rule left out: hex identifiers in enums are not secrets),
+// and, when handed is not nil, for values handed to the server (handed
+// reports whether a string is one). A hit is a *SecretError. Text that
+// holds none of the patterns' fixed prefixes cannot match them, so doc is
+// parsed only when it may hold one or handed is set.
+func Screen(doc []byte, handed func(string) bool) error {
+	if handed == nil && !findings.MayHoldVendorSecretBytes(doc) {
+		return nil
+	}
+	v, err := jsonv.Parse(doc, jsonv.Options{})
+	if err != nil {
+		return fmt.Errorf("screen surface snapshot: %w", err)
+	}
+	w := &walker{handed: handed}
+	w.walk(jsonv.Path{}, v)
+	if len(w.where) == 0 {
+		return nil
+	}
+	return &SecretError{Where: w.where}
+}
+
+type walker struct {
+	handed func(string) bool
+	where  []string
+}
+
+func (w *walker) walk(p jsonv.Path, v *jsonv.Value) {
+	switch v.Kind {
+	case jsonv.String:
+		w.text(p, v.Text)
+	case jsonv.Array:
+		for i, it := range v.Items {
+			w.walk(p.Index(i), it)
+		}
+	case jsonv.Object:
+		for _, m := range v.Members {
+			at := p.Key(clipKey(m.Key))
+			w.text(at, m.Key)
+			w.walk(at, m.Value)
+		}
+	}
+}
+
+// maxWhere bounds the hits listed: one line must stay readable.
+const maxWhere = 20
+
+func (w *walker) text(p jsonv.Path, s string) {
+	if len(w.where) >= maxWhere {
+		return
+	}
+	if w.handed != nil && w.handed(s) {
+		w.where = append(w.where, p.String()+" (a value handed to the server through --env, --header or a config variable)")
+	}
+	if !findings.MayHoldVendorSecret(s) {
+		return
+	}
+	for _, f := range findings.ScanField(s, p.String()) {
+		if f.RuleID != findings.RuleSecEntropy {
+			w.where = append(w.where, fmt.Sprintf("%s (%s %s)", f.Target, f.RuleID, f.Snippet))
+		}
+	}
+}
+
+// clipKey clips a key for a path: keys are server text, and one that is
+// itself a secret is named by its place, not spelled out in full.
+func clipKey(k string) string {
+	if len(k) <= 32 {
+		return k
+	}
+	n := clipName(k)
+	return n[1 : len(n)-len(`"…`)]
+}
