@@ -1,0 +1,42 @@
+package reporttest
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestUpgradeChanges(t *testing.T) {
+	before := `{"tools": [
+	  {"name": "echo", "description": "Echoes back the input", "inputSchema": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}}, "required": ["message"], "additionalProperties": false}},
+	  {"name": "same", "description": "d", "inputSchema": {"type": "object"}},
+	  {"name": "mode", "inputSchema": {"properties": {"m": {"enum": ["a", "b"]}}}, "annotations": {"readOnlyHint": true}}
+	]}`
+	after := `{"tools": [
+	  {"name": "echo", "description": "Echoes back the input string", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}, "annotations": {"readOnlyHint": true}},
+	  {"name": "same", "description": "d", "inputSchema": {"type": "object"}},
+	  {"name": "mode", "inputSchema": {"properties": {"m": {"enum": ["a", "b", "c"]}}}, "annotations": {"readOnlyHint": false, "x": {"y": 1}}},
+	  {"name": "new", "description": "brand new"}
+	]}`
+	got, err := UpgradeChanges([]byte(before), []byte(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) *string { return &s }
+	want := []ToolChange{
+		{Tool: "echo", OldDescription: str("Echoes back the input"), NewDescription: str("Echoes back the input string"),
+			Facts: []Fact{{"additionalProperties", "false", Absent}, {"properties/message/description", `"Message to echo"`, Absent}},
+			Hints: []Fact{{"readOnlyHint", Absent, "true"}}},
+		{Tool: "mode", Facts: []Fact{{"properties/m/enum", `["a","b"]`, `["a","b","c"]`}},
+			Hints: []Fact{{"readOnlyHint", "true", "false"}, {"x/y", Absent, "1"}}},
+		{Tool: "new", Added: true, NewDescription: str("brand new")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+	if w := got[0].AddedWords(); !reflect.DeepEqual(w, []string{"string"}) || got[0].RemovedWords() != nil {
+		t.Errorf("words: +%q -%q", w, got[0].RemovedWords())
+	}
+	if l := got[1].Hints[0].Line(); l != "readOnlyHint: true -> false" {
+		t.Errorf("Line %q", l)
+	}
+}
