@@ -276,3 +276,46 @@ func jsonText(v any) string {
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
 }
+
+// Missing returns what lines (a report's, or one item's part of it; white
+// space around each line is ignored) fail to show of c, one sentence per
+// miss: every removed word of the description must be on a "- " line and
+// every added word on a "+ " line (an added tool's description must show
+// its first line), and every changed schema value and annotation hint must
+// be shown as its Fact.Line.
+func (c ToolChange) Missing(lines []string) []string {
+	has := func(pred func(string) bool) bool {
+		for _, l := range lines {
+			if pred(strings.TrimSpace(l)) {
+				return true
+			}
+		}
+		return false
+	}
+	var miss []string
+	if c.Added {
+		if c.NewDescription != nil {
+			first := strings.TrimSpace(strings.SplitN(*c.NewDescription, "\n", 2)[0])
+			if !has(func(l string) bool { return strings.Contains(l, first) }) {
+				miss = append(miss, fmt.Sprintf("added tool %s: its description %q is not shown", c.Tool, first))
+			}
+		}
+		return miss
+	}
+	for _, w := range c.RemovedWords() {
+		if !has(func(l string) bool { return strings.HasPrefix(l, "- ") && strings.Contains(l, w) }) {
+			miss = append(miss, fmt.Sprintf("tool %s: removed word %q is on no \"- \" line", c.Tool, w))
+		}
+	}
+	for _, w := range c.AddedWords() {
+		if !has(func(l string) bool { return strings.HasPrefix(l, "+ ") && strings.Contains(l, w) }) {
+			miss = append(miss, fmt.Sprintf("tool %s: added word %q is on no \"+ \" line", c.Tool, w))
+		}
+	}
+	for _, f := range append(slices.Clip(c.Facts), c.Hints...) {
+		if want := f.Line(); !has(func(l string) bool { return strings.Contains(l, want) }) {
+			miss = append(miss, fmt.Sprintf("tool %s: %q is not shown", c.Tool, want))
+		}
+	}
+	return miss
+}

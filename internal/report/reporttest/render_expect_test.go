@@ -40,3 +40,24 @@ func TestUpgradeChanges(t *testing.T) {
 		t.Errorf("Line %q", l)
 	}
 }
+
+func TestToolChangeMissing(t *testing.T) {
+	str := func(s string) *string { return &s }
+	c := ToolChange{Tool: "echo", OldDescription: str("Echoes the input"), NewDescription: str("Echoes back the input string"),
+		Facts: []Fact{{"additionalProperties", "false", Absent}}}
+	shown := []string{"  echo row", "        - ", "        + back", "          + string", "      additionalProperties: false -> (absent)"}
+	if m := c.Missing(shown); m != nil {
+		t.Errorf("Missing(shown) = %q", m)
+	}
+	want := []string{`tool echo: added word "back" is on no "+ " line`, `tool echo: "additionalProperties: false -> (absent)" is not shown`}
+	if m := c.Missing([]string{"+ string", "back"}); !reflect.DeepEqual(m, want) {
+		t.Errorf("Missing = %q", m)
+	}
+	added := ToolChange{Tool: "n", Added: true, NewDescription: str("Brand new.\nMore.")}
+	if m := added.Missing([]string{"description: Brand new."}); m != nil {
+		t.Errorf("added: %q", m)
+	}
+	if m := added.Missing([]string{"More."}); len(m) != 1 {
+		t.Errorf("added, not shown: %q", m)
+	}
+}
