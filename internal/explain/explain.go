@@ -12,11 +12,6 @@
 // messages or workflow annotations.
 package explain
 
-import (
-	"github.com/wardenlock/warden/internal/drift"
-	"github.com/wardenlock/warden/internal/surface"
-)
-
 // Sources of an Explanation.
 const (
 	// SourceSnapshot: both sides were known (a verified snapshot of the
@@ -37,13 +32,26 @@ type Explanation struct {
 	// Paths are the schema paths (JSON Pointer-like, "properties/mode/enum")
 	// whose values changed, with their old and new JSON text.
 	Paths []PathChange `json:"paths,omitempty"`
+	// PathsOmitted counts the differing paths not in Paths: over MaxPaths,
+	// or not about this item's schema path when some are.
+	PathsOmitted int `json:"paths_omitted,omitempty"`
+	// PathsIncomplete says the schema was too large to compare whole
+	// (more paths may differ than are counted).
+	PathsIncomplete bool `json:"paths_incomplete,omitempty"`
 	// Hints are the annotation keys that changed.
 	Hints []PathChange `json:"hints,omitempty"`
+	// HintsOmitted counts the changed keys over MaxPaths.
+	HintsOmitted int `json:"hints_omitted,omitempty"`
 	// Arguments are a prompt's argument changes, by argument path.
 	Arguments []PathChange `json:"arguments,omitempty"`
+	// ArgumentsOmitted counts the argument changes over MaxPaths.
+	ArgumentsOmitted int `json:"arguments_omitted,omitempty"`
 	// Current is the current side of a tool (an added tool, or any tool
 	// item when there is no snapshot).
 	Current *ToolView `json:"current,omitempty"`
+	// Old is the baseline side of a tool (a removed tool, or a capability
+	// change), known only from a snapshot.
+	Old *ToolView `json:"old,omitempty"`
 	// Enum lists enum values added or removed, with the property they
 	// belong to, when the item is an enum change.
 	Enum *EnumChange `json:"enum,omitempty"`
@@ -52,7 +60,7 @@ type Explanation struct {
 // Empty reports whether e says nothing.
 func (e Explanation) Empty() bool {
 	return e.Description == nil && len(e.Paths) == 0 && len(e.Hints) == 0 &&
-		len(e.Arguments) == 0 && e.Current == nil && e.Enum == nil
+		len(e.Arguments) == 0 && e.Current == nil && e.Enum == nil && e.Old == nil
 }
 
 // TextChange is a text before and after, and the word-level edit between
@@ -61,8 +69,10 @@ type TextChange struct {
 	Old *string `json:"old,omitempty"`
 	New *string `json:"new,omitempty"`
 	// Words is the word-level diff from Old to New (empty when either is
-	// missing).
+	// missing), bounded as described at WordOp.
 	Words []WordOp `json:"words,omitempty"`
+	// Clipped says Old or New was cut to MaxTextBytes.
+	Clipped bool `json:"clipped,omitempty"`
 }
 
 // Word operations.
@@ -74,26 +84,47 @@ const (
 
 // WordOp is one run of the word diff: Op is WordSame, WordRemoved or
 // WordAdded, Text the words with the white space between them.
+//
+// In an Explanation the runs are bounded: a long unchanged run is shown as
+// its first and last ContextBytes (two runs, the first with Omitted set),
+// a long removed or added run as its first MaxRunBytes, and past
+// MaxWordOps runs the rest is one removal and one addition. len(Text) +
+// Omitted is always the length of the text a run stands for.
 type WordOp struct {
 	Op   string `json:"op"`
 	Text string `json:"text"`
+	// Omitted is the number of bytes of the run left out right after Text
+	// (a reporter shows a marker there).
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // PathChange is one value that changed: Old and New are its JSON text, nil
-// where the path is absent on that side.
+// where the path is absent on that side (with SourceCurrent, Old is always
+// nil: the old side is unknown, not absent). Each side is cut to
+// MaxValueBytes and the path to MaxPathBytes; a cut string stays a JSON
+// string, other cut values are not valid JSON.
 type PathChange struct {
 	Path string  `json:"path"`
 	Old  *string `json:"old,omitempty"`
 	New  *string `json:"new,omitempty"`
+	// Clipped says the path, Old or New was cut.
+	Clipped bool `json:"clipped,omitempty"`
 }
 
-// ToolView is the current side of a tool.
+// ToolView is one side of a tool: what it says of itself, and the
+// capabilities warden derives from it exactly as the lock does.
 type ToolView struct {
 	Description  *string  `json:"description,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
 	Required     []string `json:"required,omitempty"`
 	// Annotations is the annotations object's JSON text.
 	Annotations *string `json:"annotations,omitempty"`
+	// Properties are the input schema's top-level property names, from
+	// which (with the name) the capabilities are derived.
+	Properties []string `json:"properties,omitempty"`
+	// Clipped says the description or annotations were cut to
+	// MaxTextBytes, or a list to MaxPaths names of MaxValueBytes.
+	Clipped bool `json:"clipped,omitempty"`
 }
 
 // EnumChange is an enum's values added and removed, and the property
@@ -102,13 +133,9 @@ type EnumChange struct {
 	Property string   `json:"property"`
 	Added    []string `json:"added,omitempty"`
 	Removed  []string `json:"removed,omitempty"`
-}
-
-// Items explains each item (the result is parallel to items). before is
-// the baseline surface (from a verified snapshot) or nil; after is the
-// current surface or nil. Items that nothing can be said about get the
-// zero Explanation.
-func Items(items []drift.Item, before, after *surface.Surface) []Explanation {
-	// Filled in by the explain implementation; until then it says nothing.
-	return make([]Explanation, len(items))
+	// Values are the enum's current values, when there is no snapshot to
+	// tell what was added (SourceCurrent).
+	Values []string `json:"values,omitempty"`
+	// Omitted counts the values over MaxEnumValues left out of the lists.
+	Omitted int `json:"omitted,omitempty"`
 }

@@ -1,0 +1,464 @@
+package explain
+
+import (
+	"strings"
+
+	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/pyfmt"
+	"github.com/wardenlock/warden/internal/skeleton"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// toolCtx is one tool's two sides and what is worked out from them once
+// for all of the tool's items.
+type toolCtx struct {
+	name     string
+	b, a     *surface.Tool
+	snapshot bool
+	diffs    map[bool]*valueDiff            // by output: the schema diff
+	skels    map[[2]bool]*skeleton.Skeleton // by (output, after)
+}
+
+// schema returns one side's input (output false) or output schema as the
+// lock hashes it: a non-object input schema is {}, an absent or null
+// output schema nil.
+func (c *toolCtx) schema(output, after bool) *jsonv.Value {
+	t := c.b
+	if after {
+		t = c.a
+	}
+	if t == nil {
+		return nil
+	}
+	if output {
+		return objectOrNil(t.OutputSchema)
+	}
+	if s := objectOrNil(t.InputSchema); s != nil {
+		return s
+	}
+	return &jsonv.Value{Kind: jsonv.Object}
+}
+
+func (c *toolCtx) diff(output bool) *valueDiff {
+	if d, ok := c.diffs[output]; ok {
+		return d
+	}
+	d := diffValues(c.schema(output, false), c.schema(output, true))
+	c.diffs[output] = d
+	return d
+}
+
+func (c *toolCtx) skeleton(output, after bool) *skeleton.Skeleton {
+	k := [2]bool{output, after}
+	if s, ok := c.skels[k]; ok {
+		return s
+	}
+	s := skeleton.Extract(c.schema(output, after))
+	c.skels[k] = s
+	return s
+}
+
+// tool explains the items of one tool (idx indexes items and out).
+func (x *explainer) tool(name string, items []drift.Item, idx []int, out []Explanation) {
+	c := &toolCtx{name: name, a: x.aTools[name], snapshot: x.snapshot,
+		diffs: map[bool]*valueDiff{}, skels: map[[2]bool]*skeleton.Skeleton{}}
+	if x.snapshot {
+		c.b = x.bTools[name]
+	}
+	both := c.snapshot && c.a != nil && c.b != nil
+	hasDescItem := false
+	for _, i := range idx {
+		hasDescItem = hasDescItem || items[i].Class == drift.ClassDescriptionModified
+	}
+	p := primary(items, idx)
+	for j, i := range idx {
+		e := Explanation{Source: x.source}
+		c.explain(&e, items[i], both)
+		if j == p {
+			if both && !hasDescItem && e.Description == nil {
+				e.Description = descriptionChange(c.b.Description, c.a.Description)
+			}
+			if !c.snapshot && e.Current == nil {
+				e.Current = view(c.a)
+			}
+		}
+		out[i] = e
+	}
+}
+
+// explain fills e for one item of the tool.
+func (c *toolCtx) explain(e *Explanation, it drift.Item, both bool) {
+	switch cl := it.Class; {
+	case cl == drift.ClassToolAdded:
+		e.Current = view(c.a)
+	case cl == drift.ClassToolRemoved:
+		e.Old = view(c.b)
+	case cl == drift.ClassCapabilityAdded || cl == drift.ClassCapabilityRemoved:
+		e.Current = view(c.a)
+		e.Old = view(c.b)
+	case cl == drift.ClassDescriptionModified:
+		if both {
+			e.Description = descriptionChange(c.b.Description, c.a.Description)
+		} else if c.a != nil {
+			e.Description = currentText(c.a.Description)
+		}
+	case cl == drift.ClassToolAnnotationsModified:
+		c.hints(e, both)
+	case strings.HasPrefix(cl, "schema-out-"):
+		c.schemaItem(e, it, true, both)
+	case strings.HasPrefix(cl, "schema-") && cl != drift.ClassSchemaVersionMigrated:
+		c.schemaItem(e, it, false, both)
+	}
+}
+
+// hints lists the annotation keys that changed, or with SourceCurrent the
+// keys there are now.
+func (c *toolCtx) hints(e *Explanation, both bool) {
+	var old, cur *jsonv.Value
+	if c.a != nil {
+		cur = objectOrNil(c.a.Annotations)
+	}
+	if both {
+		old = objectOrNil(c.b.Annotations)
+	} else if c.snapshot || cur == nil {
+		return
+	}
+	d := &valueDiff{}
+	var cs []valueChange
+	total := 0
+	check := func(k string, o, n *jsonv.Value) {
+		if o != nil && n != nil && d.equal(o, n) {
+			return
+		}
+		total++
+		if len(cs) < MaxPaths {
+			cs = append(cs, valueChange{escapeSegment(k), o, n})
+		}
+	}
+	om, cm := members(old), members(cur)
+	for _, m := range membersOf(old) {
+		check(m.Key, m.Value, cm.get(m.Key))
+	}
+	for _, m := range membersOf(cur) {
+		if !om.has(m.Key) || !both {
+			check(m.Key, nil, m.Value)
+		}
+	}
+	e.Hints, e.HintsOmitted = capChanges(cs, total)
+}
+
+// itemPath returns the skeleton path a structural schema item names in its
+// message, "" when it names none.
+func itemPath(it drift.Item, name string, output bool) string {
+	field := " schema "
+	class := it.Class
+	if output {
+		field = " outputSchema "
+	}
+	prefix := "Tool '" + name + "'" + field + class + " at '"
+	if !strings.HasPrefix(it.Message, prefix) || !strings.HasSuffix(it.Message, "'") || len(it.Message) < len(prefix)+1 {
+		return ""
+	}
+	return it.Message[len(prefix) : len(it.Message)-1]
+}
+
+// schemaItem explains a schema-* (output false) or schema-out-* item.
+func (c *toolCtx) schemaItem(e *Explanation, it drift.Item, output, both bool) {
+	path := itemPath(it, c.name, output)
+	if !both {
+		c.currentSchema(e, it, path, output)
+		return
+	}
+	d := c.diff(output)
+	cs := d.changes
+	if path != "" {
+		if rel := c.relevant(cs, it, path, output); len(rel) > 0 {
+			cs = rel
+		}
+	}
+	e.Paths, e.PathsOmitted = capChanges(cs, d.total)
+	e.PathsIncomplete = d.incomplete
+	if isEnumClass(it.Class) && path != "" {
+		e.Enum = enumChange(path, c.enumOf(output, false, path), c.enumOf(output, true, path))
+	}
+}
+
+func isEnumClass(class string) bool {
+	return strings.Contains(class, "-enum-")
+}
+
+// enumOf is the enum of one side's record at a skeleton path, nil when
+// there is none.
+func (c *toolCtx) enumOf(output, after bool, path string) *jsonv.Value {
+	if (after && c.a == nil) || (!after && c.b == nil) {
+		return nil
+	}
+	r, ok := c.skeleton(output, after).Records[path]
+	if !ok || r.Enum.IsNull() {
+		return nil
+	}
+	return r.Enum
+}
+
+// enumChange lists the members added and removed, compared as drift
+// compares them (sorted-key JSON text).
+func enumChange(path string, old, new *jsonv.Value) *EnumChange {
+	p, _ := clipString(path, MaxPathBytes)
+	ec := &EnumChange{Property: p}
+	in := func(v *jsonv.Value) map[string]bool {
+		s := map[string]bool{}
+		for _, it := range enumMembers(v) {
+			s[pyfmt.Dumps(it, true)] = true
+		}
+		return s
+	}
+	os, ns := in(old), in(new)
+	seen := map[string]bool{}
+	for _, it := range enumMembers(new) {
+		k := pyfmt.Dumps(it, true)
+		if !os[k] && !seen[k] {
+			seen[k] = true
+			ec.Added, ec.Omitted = appendValue(ec.Added, ec.Omitted, it)
+		}
+	}
+	for _, it := range enumMembers(old) {
+		k := pyfmt.Dumps(it, true)
+		if !ns[k] && !seen[k] {
+			seen[k] = true
+			ec.Removed, ec.Omitted = appendValue(ec.Removed, ec.Omitted, it)
+		}
+	}
+	return ec
+}
+
+func enumMembers(v *jsonv.Value) []*jsonv.Value {
+	switch {
+	case v == nil:
+		return nil
+	case v.Kind == jsonv.Array:
+		return v.Items
+	}
+	return []*jsonv.Value{v}
+}
+
+// appendValue appends v's clipped JSON text, or counts it when the list is
+// full.
+func appendValue(list []string, omitted int, v *jsonv.Value) ([]string, int) {
+	if len(list) >= MaxEnumValues {
+		return list, omitted + 1
+	}
+	s, _ := jsonText(v)
+	return append(list, s), omitted
+}
+
+// currentSchema explains a schema item from the current side alone: the
+// current values under the item's path (the whole schema when it names
+// none), and an enum's current values.
+func (c *toolCtx) currentSchema(e *Explanation, it drift.Item, path string, output bool) {
+	if c.a == nil || c.snapshot {
+		// With a snapshot that lacks the tool, nothing is known for sure.
+		return
+	}
+	root := c.schema(output, true)
+	if root == nil {
+		return
+	}
+	var segs []string
+	node := root
+	if path != "" {
+		segs, node = locate(root, path)
+		if node == nil {
+			return
+		}
+	}
+	d := diffUnder(segs, nil, node)
+	if path != "" {
+		d.changes = keepRelevant(d.changes, []string{joinPath(segs)})
+	}
+	e.Paths, e.PathsOmitted = capChanges(d.changes, d.total)
+	e.PathsIncomplete = d.incomplete
+	if isEnumClass(it.Class) && path != "" {
+		if v := c.enumOf(output, true, path); v != nil {
+			p, _ := clipString(path, MaxPathBytes)
+			ec := &EnumChange{Property: p}
+			for _, m := range enumMembers(v) {
+				ec.Values, ec.Omitted = appendValue(ec.Values, ec.Omitted, m)
+			}
+			e.Enum = ec
+		}
+	}
+}
+
+// relevant returns the changes about the item's skeleton path: at or below
+// its raw location in either schema (not in its child properties or
+// items), and for a change of the required flag the parent's "required".
+func (c *toolCtx) relevant(cs []valueChange, it drift.Item, path string, output bool) []valueChange {
+	var locs []string
+	for _, after := range []bool{false, true} {
+		root := c.schema(output, after)
+		if root == nil {
+			continue
+		}
+		segs, node := locate(root, path)
+		if node == nil {
+			continue
+		}
+		locs = append(locs, joinPath(segs))
+		if requiredClass(it) && len(segs) >= 2 && segs[len(segs)-2] == "properties" {
+			parent := append(append([]string(nil), segs[:len(segs)-2]...), "required")
+			locs = append(locs, "="+joinPath(parent))
+		}
+	}
+	return keepRelevant(cs, locs)
+}
+
+func requiredClass(it drift.Item) bool {
+	switch strings.Replace(it.Class, "schema-out-", "schema-", 1) {
+	case drift.ClassSchemaRequiredAdded, drift.ClassSchemaRequiredUnconstrainedAdded, drift.ClassSchemaRequiredRemoved:
+		return true
+	case drift.ClassSchemaConstraintRelaxed:
+		return it.Detail != nil && strings.HasPrefix(*it.Detail, "required")
+	}
+	return false
+}
+
+// keepRelevant keeps the changes at or under one of locs (a loc starting
+// with "=" matches only itself), not inside a child's "properties" or
+// "items".
+func keepRelevant(cs []valueChange, locs []string) []valueChange {
+	var out []valueChange
+	for _, ch := range cs {
+		for _, l := range locs {
+			if under(ch.path, l) {
+				out = append(out, ch)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func under(p, loc string) bool {
+	if exact, ok := strings.CutPrefix(loc, "="); ok {
+		return p == exact
+	}
+	if p == loc {
+		return true
+	}
+	rest := p
+	if loc != "" {
+		var ok bool
+		rest, ok = strings.CutPrefix(p, loc+"/")
+		if !ok {
+			return false
+		}
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	return first != "properties" && first != "items"
+}
+
+// Bounds of locate: a property key may contain dots, so a skeleton path
+// can split more than one way; the search tries at most maxLocateSteps
+// nodes and follows at most skeleton.MaxRefs $refs.
+const maxLocateSteps = 10000
+
+// locate finds the node a skeleton path ("$root", "a.b", "a[]") names in
+// a schema, following same-document $refs as the skeleton walk does, and
+// returns its raw path segments (those of the $ref target when it went
+// through one) and the node; node is nil when the path is not found.
+func locate(root *jsonv.Value, path string) ([]string, *jsonv.Value) {
+	if path == "$root" {
+		path = ""
+	}
+	l := &locator{root: root}
+	return l.find(root, nil, path, 0)
+}
+
+type locator struct {
+	root  *jsonv.Value
+	steps int
+}
+
+func (l *locator) find(node *jsonv.Value, at []string, rest string, hops int) ([]string, *jsonv.Value) {
+	l.steps++
+	if l.steps > maxLocateSteps || node == nil || node.Kind != jsonv.Object {
+		return nil, nil
+	}
+	if ref, ok := node.Get("$ref").Str(); ok && len(node.Members) == 1 && hops < skeleton.MaxRefs {
+		if segs, t := pointer(l.root, ref); t != nil {
+			return l.find(t, segs, rest, hops+1)
+		}
+	}
+	if rest == "" {
+		return at, node
+	}
+	if r, ok := strings.CutPrefix(rest, "[]"); ok {
+		return l.find(node.Get("items"), extend(at, "items"), strings.TrimPrefix(r, "."), hops)
+	}
+	props := node.Get("properties")
+	for _, m := range membersOf(props) {
+		r, ok := strings.CutPrefix(rest, m.Key)
+		if !ok || (r != "" && r[0] != '.' && !strings.HasPrefix(r, "[]")) {
+			continue
+		}
+		if segs, n := l.find(m.Value, extend(at, "properties", m.Key), strings.TrimPrefix(r, "."), hops); n != nil {
+			return segs, n
+		}
+	}
+	return nil, nil
+}
+
+func extend(at []string, segs ...string) []string {
+	return append(append(make([]string, 0, len(at)+len(segs)), at...), segs...)
+}
+
+// pointer resolves a same-document "#/a/b" ref against root as the
+// skeleton walk does (percent-decoded, then ~1 and ~0), returning the
+// target's segments and the target object.
+func pointer(root *jsonv.Value, ref string) ([]string, *jsonv.Value) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil, nil
+	}
+	f := pyfmt.Unquote(frag)
+	rest, ok := strings.CutPrefix(f, "/")
+	if !ok {
+		return nil, nil
+	}
+	cur := root
+	var segs []string
+	for _, seg := range strings.Split(rest, "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch {
+		case cur.Kind == jsonv.Object:
+			cur = cur.Get(seg)
+		case cur.Kind == jsonv.Array:
+			cur = indexItem(cur, seg)
+		default:
+			return nil, nil
+		}
+		if cur == nil {
+			return nil, nil
+		}
+		segs = append(segs, seg)
+	}
+	if cur.Kind != jsonv.Object {
+		return nil, nil
+	}
+	return segs, cur
+}
+
+func indexItem(arr *jsonv.Value, seg string) *jsonv.Value {
+	if seg == "" || (len(seg) > 1 && seg[0] == '0') || len(seg) > 9 {
+		return nil
+	}
+	n := 0
+	for i := 0; i < len(seg); i++ {
+		if seg[i] < '0' || seg[i] > '9' {
+			return nil
+		}
+		n = n*10 + int(seg[i]-'0')
+	}
+	return item(arr, n)
+}
