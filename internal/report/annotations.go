@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
@@ -86,27 +87,37 @@ type AnnotationOptions struct {
 
 // WriteAnnotations writes one workflow-command annotation per drift item and
 // finding, drift first, each titled with its rule id and pointing at
-// the entry's line in the lock. At most AnnotationLimit of each kind are
-// written; when any are left out, a final notice says how many and where
-// the full list is (one notice slot is kept free for it, since it would
-// otherwise be the one GitHub drops). Messages quote server-controlled
-// text: each is clipped to MaxMessageBytes and made TerminalSafe, and log
-// writes them as commands (escaped, legacy syntax neutralised).
+// the entry's line in the lock. Drift items go by severity, then class,
+// then target, and findings by severity, so the caps keep the most severe:
+// at most AnnotationLimit of each kind are written, and when any are left
+// out a final notice says how many of each severity and where the full list
+// is (one notice slot is kept free for it, since it would otherwise be the
+// one GitHub drops). Messages quote server-controlled text: each is clipped
+// to MaxMessageBytes and made TerminalSafe, and log writes them as commands
+// (escaped, legacy syntax neutralised). Annotations stay hash-level: they
+// carry an item's message and detail, never the server's words an
+// explanation quotes.
 func WriteAnnotations(log *JobLog, findings []lock.Finding, items []drift.Item, o AnnotationOptions) error {
 	type ann struct {
-		kind, title, target, text string
+		kind, title, target, text, severity string
+		drift                               bool
 	}
 	// Drift comes first here (unlike SARIF and JSONL, which keep the
 	// reference's findings-first order): drift is what fails the step, so
 	// it must not lose its annotation slots to informational findings.
 	all := make([]ann, 0, len(findings)+len(items))
-	for _, it := range items {
+	for _, e := range worstFirst(items, nil) {
+		it := e.item
 		all = append(all, ann{AnnotationCommand(it.Severity), DriftRuleID(it.Class), it.Target,
-			driftMessage(it)})
+			driftMessage(it), it.Severity, true})
 	}
-	for _, f := range findings {
+	sorted := append([]lock.Finding(nil), findings...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return severityRank(sorted[i].Severity) < severityRank(sorted[j].Severity)
+	})
+	for _, f := range sorted {
 		all = append(all, ann{FindingAnnotationCommand(f.Severity), f.RuleID, f.Target,
-			f.Target + ": " + f.Message + " [" + f.Snippet + "]"})
+			f.Target + ": " + f.Message + " [" + f.Snippet + "]", f.Severity, false})
 	}
 	count := map[string]int{}
 	for _, a := range all {
@@ -120,9 +131,15 @@ func WriteAnnotations(log *JobLog, findings []lock.Finding, items []drift.Item, 
 
 	shown := map[string]int{}
 	omitted := 0
+	var leftDrift, leftFindings []string
 	for _, a := range all {
 		if shown[a.kind] >= limit[a.kind] {
 			omitted++
+			if a.drift {
+				leftDrift = append(leftDrift, a.severity)
+			} else {
+				leftFindings = append(leftFindings, a.severity)
+			}
 			continue
 		}
 		shown[a.kind]++
@@ -139,8 +156,15 @@ func WriteAnnotations(log *JobLog, findings []lock.Finding, items []drift.Item, 
 		if o.SARIFPath != "" {
 			where = "the SARIF file " + o.SARIFPath + " and the job summary"
 		}
-		msg := fmt.Sprintf("%d more warden result(s) not shown as annotations (GitHub shows at most %d of each kind per step); see %s.",
-			omitted, AnnotationLimit, where)
+		var what []string
+		if len(leftDrift) > 0 {
+			what = append(what, "drift: "+countSeverities(leftDrift))
+		}
+		if len(leftFindings) > 0 {
+			what = append(what, "findings: "+countSeverities(leftFindings))
+		}
+		msg := fmt.Sprintf("%d more warden result(s) not shown as annotations (GitHub shows at most %d of each kind per step; %s); see %s.",
+			omitted, AnnotationLimit, strings.Join(what, "; "), where)
 		if err := log.Command("notice", []Property{{"title", "warden: more results"}}, Message(msg)); err != nil {
 			return fmt.Errorf("write annotations: %w", err)
 		}

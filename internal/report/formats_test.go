@@ -94,8 +94,8 @@ func TestCheckText(t *testing.T) {
 	}
 	want := "DRIFT DETECTED vs warden.lock (2 item(s))\n" +
 		"  SEVERITY  CLASS                TARGET             MESSAGE\n" +
-		"  high      tool-added           tools/delete_note  Tool 'delete_note' added since pin\n" +
-		"  high      schema-enum-widened  tools/get_weather  Tool 'get_weather' schema schema-enum-widened at 'units' [enum 2→3 values]\n"
+		"  high      schema-enum-widened  tools/get_weather  Tool 'get_weather' schema schema-enum-widened at 'units' [enum 2→3 values]\n" +
+		"  high      tool-added           tools/delete_note  Tool 'delete_note' added since pin\n"
 	if buf.String() != want {
 		t.Errorf("drift =\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -194,10 +194,10 @@ func TestAnnotations(t *testing.T) {
 	}
 	want := "::error file=warden.lock,line=5,title=WRD-DRIFT-SCHEMA-ENUM-WIDENED::Tool 'get_weather' schema schema-enum-widened at 'units' [enum 2→3 values]\n" +
 		"::error file=warden.lock,line=1,title=WRD-DRIFT-TOOL-ADDED::Tool 'delete_note' added since pin\n" +
-		"::notice file=warden.lock,line=5,title=WRD-DRIFT-DESCRIPTION-MODIFIED::Tool 'get_weather' description changed\n" +
 		"::warning file=warden.lock,line=11,title=WRD-DRIFT-TOOL-REMOVED::Tool 'search' removed since pin\n" +
-		"::warning file=warden.lock,line=1,title=WRD-SUP-NPX-UNPINNED::launch/command: Unpinned npx package (resolves latest at run) [some-server]\n" +
-		"::warning file=warden.lock,line=8,title=WRD-CAP-SHELL::tools/run_shell: Tool derives capability 'shell-exec' (name token 'shell') [name token 'shell']\n"
+		"::notice file=warden.lock,line=5,title=WRD-DRIFT-DESCRIPTION-MODIFIED::Tool 'get_weather' description changed\n" +
+		"::warning file=warden.lock,line=8,title=WRD-CAP-SHELL::tools/run_shell: Tool derives capability 'shell-exec' (name token 'shell') [name token 'shell']\n" +
+		"::warning file=warden.lock,line=1,title=WRD-SUP-NPX-UNPINNED::launch/command: Unpinned npx package (resolves latest at run) [some-server]\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -460,7 +460,8 @@ func TestSummaryCaps(t *testing.T) {
 	if len(got) >= 1<<20 {
 		t.Errorf("summary is %d bytes, over GitHub's 1 MiB step-summary limit", len(got))
 	}
-	if !strings.Contains(got, "_Showing ") || !strings.Contains(got, " of 5000; the full list is in the SARIF file <code>warden.sarif</code>._") {
+	if !strings.Contains(got, "_Showing ") || !strings.Contains(got, " of 5000, the most severe first; left out: ") ||
+		!strings.Contains(got, " high. The full list is in the SARIF file <code>warden.sarif</code>._") {
 		t.Errorf("summary does not say rows were left out")
 	}
 	rows := strings.Count(got, "\n| high |")
@@ -611,7 +612,7 @@ func TestSummarySARIFLimit(t *testing.T) {
 	got := RenderSummary(Summary{Mode: "check", Verdict: VerdictDrift, SARIFPath: "warden.sarif", Drift: items})
 	for _, want := range []string{
 		"_The SARIF file holds the 25000 most severe of 25005 results (GitHub code scanning accepts at most 25000 per run); 5 were left out._",
-		"_Showing 200 of 25005; the SARIF file <code>warden.sarif</code> holds the 25000 most severe results of the run._",
+		"_Showing 200 of 25005, the most severe first; left out: 24805 low. The SARIF file <code>warden.sarif</code> holds the 25000 most severe results of the run._",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q", want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 )
 
 // States of the lock in a pull request, compared with its base.
@@ -48,6 +49,9 @@ type LockChanges struct {
 	Tools, Resources, Prompts int
 	// Note says why the base lock could not be read (LockUnread).
 	Note string
+	// Explanations are parallel to Items (or nil): the words behind each
+	// change, from the snapshots beside the two locks.
+	Explanations []explain.Explanation
 }
 
 // shortSHA returns the first 12 characters of a commit id, or the whole
@@ -59,15 +63,13 @@ func shortSHA(sha string) string {
 	return sha
 }
 
-// writeLockChanges renders c as a section of a summary or a comment. Each
-// table is capped at maxRows rows, each cell clipped to cellBytes before
-// escaping, and rows stop once b is larger than budget bytes. Nothing is
-// written when the lock is unchanged.
-func writeLockChanges(b *strings.Builder, c *LockChanges, maxRows, cellBytes, budget int) {
+// writeLockChanges renders c as a section of a summary or a comment, laid
+// out by v (see writeDriftTables and writeQuotes). Nothing is written when
+// the lock is unchanged.
+func writeLockChanges(b *strings.Builder, c *LockChanges, v mdView) {
 	if c == nil || c.State == LockUnchanged || c.State == "" {
 		return
 	}
-	clip := func(s string) string { return EscapeMarkdown(Clip(s, cellBytes)) }
 	fmt.Fprintf(b, "### What this pull request approves in %s\n\n", code(c.LockPath))
 	switch c.State {
 	case LockUnread:
@@ -81,26 +83,13 @@ func writeLockChanges(b *strings.Builder, c *LockChanges, maxRows, cellBytes, bu
 			fmt.Fprintf(b, "The lock differs from the base branch's (%s), but not in the surface it pins: only its metadata changed.\n\n", code(shortSHA(c.BaseSHA)))
 			break
 		}
+		entries := worstFirst(c.Items, c.Explanations)
 		fmt.Fprintf(b, "Merging accepts these changes to the pinned surface, from the base branch's lock (%s) to this pull request's, as `warden diff` classifies them (%d item(s)):\n\n",
 			code(shortSHA(c.BaseSHA)), len(c.Items))
+		b.WriteString(verdictLine(entries))
 		writeCountTable(b, "Changes", c.Items)
-		b.WriteString("| Severity | Class | Target | Detail |\n|---|---|---|---|\n")
-		shown := 0
-		for _, it := range c.Items {
-			if shown >= maxRows || b.Len() > budget {
-				break
-			}
-			d := detailText(it)
-			if d == "" {
-				d = it.Message
-			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", clip(it.Severity), clip(it.Class), clip(it.Target), clip(d))
-			shown++
-		}
-		if shown < len(c.Items) {
-			fmt.Fprintf(b, "\n_Showing %d of %d; run `warden diff` on the two locks for the full list._\n", shown, len(c.Items))
-		}
-		b.WriteString("\n")
+		writeDriftTables(b, entries, v, "Run `warden diff` on the two locks for the full list.")
+		writeQuotes(b, entries, v.quote, v.quoteBudget, "`warden diff` on the two locks and their snapshots shows them all")
 	}
 	switch {
 	case c.Approved && c.ApprovalCurrent:
@@ -150,6 +139,9 @@ const (
 	// commentRowBudget stops adding table rows once the comment is this
 	// large, leaving room for the sections that follow.
 	commentRowBudget = 36 << 10
+	// commentQuoteBudget stops quoting server text once the comment is
+	// this large, leaving room for the commands that follow.
+	commentQuoteBudget = 50 << 10
 )
 
 // CommentMarker returns the hidden first line that identifies warden's
@@ -186,6 +178,10 @@ type Comment struct {
 	RunURL string
 	// MaxRows caps each table; 0 means DefaultCommentRows.
 	MaxRows int
+	// Explanations are parallel to Drift (or nil): the server's words
+	// behind each item, quoted in a collapsed section as server-controlled
+	// text.
+	Explanations []explain.Explanation
 }
 
 // safeURL matches the URLs RenderComment links: a scheme, a host and a path
@@ -202,6 +198,8 @@ func RenderComment(c Comment) string {
 	if maxRows <= 0 {
 		maxRows = DefaultCommentRows
 	}
+	view := mdView{maxRows: maxRows, cellBytes: commentCellBytes, rowBudget: commentRowBudget, collapse: true,
+		quote: commentQuote, quoteBudget: commentQuoteBudget}
 	var b strings.Builder
 	b.WriteString(CommentMarker(c.LockPath) + "\n")
 	switch c.Verdict {
@@ -226,30 +224,17 @@ func RenderComment(c Comment) string {
 		fmt.Fprintf(&b, "warden could not complete the check: %s\n\nThe step failed with exit code 2. Nothing was compared, so this is neither a pass nor drift; see the workflow run.\n\n",
 			code(Clip(c.Error, MaxMessageBytes/4)))
 	case VerdictDrift:
+		entries := worstFirst(c.Drift, c.Explanations)
+		b.WriteString(verdictLine(entries))
 		b.WriteString("The MCP server no longer declares what the lock pins. Each change below was made after the lock was reviewed; if it was not expected, treat the server update as suspect.\n\n")
 		writeCountTable(&b, "Drift", c.Drift)
-		b.WriteString("| Severity | Class | Target | Detail |\n|---|---|---|---|\n")
-		shown := 0
-		for _, it := range c.Drift {
-			if shown >= maxRows || b.Len() > commentRowBudget {
-				break
-			}
-			d := detailText(it)
-			if d == "" {
-				d = it.Message
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", commentCell(it.Severity), commentCell(it.Class), commentCell(it.Target), commentCell(d))
-			shown++
-		}
-		if shown < len(c.Drift) {
-			fmt.Fprintf(&b, "\n_Showing %d of %d; the job summary and the SARIF file list them all._\n", shown, len(c.Drift))
-		}
-		b.WriteString("\n")
+		writeDriftTables(&b, entries, view, "The job summary and the SARIF file list them all.")
+		writeQuotes(&b, entries, view.quote, view.quoteBudget, "the job summary and `warden check --json` show them all")
 	default:
 		b.WriteString("The MCP server declares exactly what the lock pins.\n\n")
 	}
 
-	writeLockChanges(&b, c.LockChanges, maxRows, commentCellBytes, commentRowBudget)
+	writeLockChanges(&b, c.LockChanges, view)
 
 	if c.Verdict == VerdictDrift {
 		b.WriteString("### Review and re-pin\n\n" +
@@ -274,25 +259,10 @@ func RenderComment(c Comment) string {
 	return capComment(b.String())
 }
 
-// commentCell clips and escapes one table cell of a comment.
-func commentCell(s string) string {
-	return EscapeMarkdown(Clip(s, commentCellBytes))
-}
-
 // capComment cuts a comment longer than MaxCommentBytes at the end of a
-// line, closes a command block left open, and says that it was cut. The
-// marker on the first line is always kept.
+// line, closes what the cut left open (see closers), and says that it was
+// cut. The marker on the first line is always kept.
 func capComment(md string) string {
-	if len(md) <= MaxCommentBytes {
-		return md
-	}
 	const note = "\n_The rest of this comment was left out (GitHub limits a comment's length); the job summary has it._\n"
-	cut := md[:MaxCommentBytes-len(note)-len("</pre>\n")]
-	if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
-		cut = cut[:i+1]
-	}
-	if strings.Count(cut, "<pre>") > strings.Count(cut, "</pre>") {
-		cut += "</pre>\n"
-	}
-	return cut + note
+	return capMarkdown(md, MaxCommentBytes, note)
 }

@@ -70,10 +70,10 @@ func TestRenderComment(t *testing.T) {
 			[]string{"<b>"}},
 		{"huge", Comment{LockPath: "warden.lock", Verdict: VerdictDrift, Drift: many,
 			ReviewCommands: []string{strings.Repeat("|", 100000), strings.Repeat("<", 100000)}, CandidateLock: "c.lock"},
-			[]string{"_Showing ", " of 10000; the job summary and the SARIF file list them all._"}, nil},
+			[]string{"_Showing ", " of 10000, the most severe first; left out: ", " critical. The job summary and the SARIF file list them all._"}, nil},
 		{"huge lock changes", Comment{LockPath: "warden.lock", Verdict: VerdictClean,
 			LockChanges: &LockChanges{State: LockChanged, LockPath: "warden.lock", Items: many}},
-			[]string{"_Showing ", " of 10000; run `warden diff`"}, nil},
+			[]string{"_Showing ", " of 10000, the most severe first; left out: ", " critical. Run `warden diff` on the two locks for the full list._"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

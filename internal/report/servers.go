@@ -8,6 +8,7 @@ import (
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/pyfmt"
@@ -30,6 +31,9 @@ type ServerReport struct {
 	Skipped bool
 	// SARIF locates the server's results in its own lock file.
 	SARIF SARIFOptions
+	// Explanations are parallel to Drift (or nil): the server's words
+	// behind each item, for the text report and the summary only.
+	Explanations []explain.Explanation
 }
 
 // ServerJSONL is the --json output for a run over several servers: every
@@ -153,7 +157,7 @@ func WriteServerText(w io.Writer, servers []ServerReport) error {
 				return err
 			}
 		default:
-			if err := WriteCheckText(&one, s.LockPath, s.Drift); err != nil {
+			if err := WriteCheckTextExplained(&one, s.LockPath, s.Drift, s.Explanations); err != nil {
 				return err
 			}
 		}
@@ -192,22 +196,17 @@ func RenderServerSummary(mode string, servers []ServerReport, sarifPath string) 
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(s.Name), code(s.LockPath), verdict, len(s.Drift), len(s.Findings))
 	}
+	view := mdView{maxRows: DefaultSummaryRows, cellBytes: maxCellBytes, rowBudget: maxSummaryBytes,
+		quote: summaryQuote, quoteBudget: summaryQuoteBudget}
 	for _, s := range servers {
 		if len(s.Drift) == 0 || s.Skipped || s.Error != "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s\n\n| severity | class | target | detail |\n|---|---|---|---|\n", cell(s.Name))
-		for i, it := range s.Drift {
-			if i == DefaultSummaryRows {
-				fmt.Fprintf(&b, "\n%d more drift item(s) of %s are in the SARIF file.\n", len(s.Drift)-i, cell(s.Name))
-				break
-			}
-			detail := ""
-			if it.Detail != nil {
-				detail = *it.Detail
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", it.Severity, it.Class, cell(it.Target), cell(detail))
-		}
+		entries := worstFirst(s.Drift, s.Explanations)
+		fmt.Fprintf(&b, "\n### %s\n\n", cell(s.Name))
+		b.WriteString(verdictLine(entries))
+		writeDriftTables(&b, entries, view, "The SARIF file has them all.")
+		writeQuotes(&b, entries, view.quote, view.quoteBudget, "`warden check --json` shows them all")
 	}
 	if sarifPath != "" {
 		fmt.Fprintf(&b, "\nSARIF (a run per server): %s\n", code(sarifPath))

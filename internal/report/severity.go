@@ -12,9 +12,12 @@
 package report
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 )
 
 // DriftRulePrefix starts the rule id of every drift class, as the reference
@@ -91,4 +94,113 @@ func detailText(it drift.Item) string {
 		return ""
 	}
 	return *it.Detail
+}
+
+// shown is a drift item as a report shows it: the item and the explanation
+// of it (the zero Explanation when there is none).
+type shown struct {
+	item drift.Item
+	expl explain.Explanation
+}
+
+// worstFirst returns the items with their explanations (expls is parallel
+// to items, or shorter, or nil) in the order every human-facing report
+// shows them: by severity, most severe first, then by class, then by
+// target; equal items keep their order. It sorts a copy. The items' own
+// order — drift.Compare's, by target and class — is the interoperable one
+// that --json, SARIF and the conformance vectors keep, so no report sorts
+// the slice it is given.
+func worstFirst(items []drift.Item, expls []explain.Explanation) []shown {
+	out := make([]shown, len(items))
+	for i, it := range items {
+		out[i].item = it
+		if i < len(expls) {
+			out[i].expl = expls[i]
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].item, out[j].item
+		if ra, rb := severityRank(a.Severity), severityRank(b.Severity); ra != rb {
+			return ra < rb
+		}
+		// Unknown severities rank with medium; keep each apart.
+		if a.Severity != b.Severity {
+			return a.Severity < b.Severity
+		}
+		if a.Class != b.Class {
+			return a.Class < b.Class
+		}
+		return a.Target < b.Target
+	})
+	return out
+}
+
+// WorstFirst returns a copy of items in the order the human-facing reports
+// show them: by severity (critical, high, medium, low), then class, then
+// target. items itself is left in its interoperable order.
+func WorstFirst(items []drift.Item) []drift.Item {
+	s := worstFirst(items, nil)
+	out := make([]drift.Item, len(s))
+	for i, e := range s {
+		out[i] = e.item
+	}
+	return out
+}
+
+// severe reports whether an item is one a reviewer must see first:
+// critical or high.
+func severe(severity string) bool {
+	return severityRank(severity) <= severityRank(drift.High)
+}
+
+// countSeverities says how many of sevs there are of each severity, most
+// severe first and leaving out the ones there are none of: "2 high, 10
+// low". It is "" when sevs is empty.
+func countSeverities(sevs []string) string {
+	var n [4]int
+	for _, s := range sevs {
+		n[severityRank(s)]++
+	}
+	var parts []string
+	for i, sev := range severities() {
+		if n[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[i], sev))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// itemSeverities returns the severities of entries.
+func itemSeverities(entries []shown) []string {
+	sevs := make([]string, len(entries))
+	for i, e := range entries {
+		sevs[i] = e.item.Severity
+	}
+	return sevs
+}
+
+// GroupThreshold is the number of drift items above which a report groups
+// them by class (a table of class, severity and count) before listing
+// them: a long drift is read by kind of change first.
+const GroupThreshold = 20
+
+// classGroup is the items of one class and severity.
+type classGroup struct {
+	severity, class string
+	entries         []shown
+}
+
+// groupByClass groups entries, which are in worstFirst order, by severity
+// and class, in the same order.
+func groupByClass(entries []shown) []classGroup {
+	var groups []classGroup
+	for _, e := range entries {
+		n := len(groups)
+		if n > 0 && groups[n-1].severity == e.item.Severity && groups[n-1].class == e.item.Class {
+			groups[n-1].entries = append(groups[n-1].entries, e)
+			continue
+		}
+		groups = append(groups, classGroup{severity: e.item.Severity, class: e.item.Class, entries: []shown{e}})
+	}
+	return groups
 }

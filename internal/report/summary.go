@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 )
 
@@ -35,6 +37,9 @@ const (
 	// MaxMessageBytes before escaping, which at most multiplies a byte by
 	// ten (a backslash becomes "&#92;&#92;"), so it stays under 164 KiB.
 	MaxSummaryBytes = 860 << 10
+	// summaryQuoteBudget stops quoting server text once the summary is
+	// this large.
+	summaryQuoteBudget = 700 << 10
 )
 
 // markdownEntities maps each character that can start Markdown or HTML
@@ -210,6 +215,10 @@ type Summary struct {
 	// CandidateLock is where the freshly captured lock was written on
 	// drift (workspace-relative), empty when none was.
 	CandidateLock string
+	// Explanations are parallel to Drift (or nil): the server's words
+	// behind each item, quoted in a collapsed section as server-controlled
+	// text.
+	Explanations []explain.Explanation
 }
 
 // RenderSummary returns the job summary as GitHub-flavoured Markdown, at
@@ -219,23 +228,71 @@ func RenderSummary(s Summary) string {
 }
 
 // capSummary cuts a summary longer than MaxSummaryBytes at the end of a
-// line (so no table row, entity or tag is split), closes a command block
-// left open, and says that it was cut.
+// line (so no table row, entity or tag is split), closes what the cut left
+// open (see closers), and says that it was cut.
 func capSummary(md string) string {
-	if len(md) <= MaxSummaryBytes {
+	const note = "\n_The rest of this summary was left out: GitHub accepts at most 1 MiB per step. See the SARIF file for the results._\n"
+	return capMarkdown(md, MaxSummaryBytes, note)
+}
+
+// maxClosers bounds what closers can return: a fence is at most one longer
+// than a clipped quote line, and sections do not nest.
+const maxClosers = 2 << 10
+
+// capMarkdown cuts md to at most max bytes at the end of a line, closes
+// what the cut left open and ends with note. md is returned as is when it
+// fits.
+func capMarkdown(md string, max int, note string) string {
+	if len(md) <= max {
 		return md
 	}
-	const note = "\n_The rest of this summary was left out: GitHub accepts at most 1 MiB per step. See the SARIF file for the results._\n"
-	cut := md[:MaxSummaryBytes-len(note)-len("</pre>\n")]
+	cut := md[:max-len(note)-maxClosers]
 	if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
 		cut = cut[:i+1]
 	} else {
 		cut = strings.ToValidUTF8(cut, "")
 	}
-	if strings.Count(cut, "<pre>") > strings.Count(cut, "</pre>") {
-		cut += "</pre>\n"
+	return cut + closers(cut) + note
+}
+
+// closers returns what closes the blocks md leaves open, innermost first:
+// a fenced code block of quoted server text (whose lines must not be read
+// as warden's), a <pre> command block, and <details> sections. It reads md
+// line by line as warden writes it: a fence opens on a line of three or
+// more backticks followed by warden's info string and closes on the same
+// backticks alone, and the lines inside it (the server's) are not read for
+// tags.
+func closers(md string) string {
+	fence, pre, details := "", false, 0
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case fence != "":
+			if line == fence {
+				fence = ""
+			}
+		case strings.HasPrefix(line, "```"):
+			fence = strings.TrimRight(line, "abcdefghijklmnopqrstuvwxyz")
+		case line == "<pre>":
+			pre = true
+		case line == "</pre>":
+			pre = false
+		case strings.HasPrefix(line, "<details>"):
+			details++
+		case line == "</details>":
+			details--
+		}
 	}
-	return cut + note
+	var b strings.Builder
+	if fence != "" {
+		b.WriteString(fence + "\n\n")
+	}
+	if pre {
+		b.WriteString("</pre>\n")
+	}
+	for ; details > 0; details-- {
+		b.WriteString("</details>\n\n")
+	}
+	return b.String()
 }
 
 // renderSummary renders the summary without the overall cap.
@@ -244,6 +301,8 @@ func renderSummary(s Summary) string {
 	if maxRows <= 0 {
 		maxRows = DefaultSummaryRows
 	}
+	view := mdView{maxRows: maxRows, cellBytes: maxCellBytes, rowBudget: maxSummaryBytes,
+		quote: summaryQuote, quoteBudget: summaryQuoteBudget}
 	var b strings.Builder
 
 	switch {
@@ -303,31 +362,25 @@ func renderSummary(s Summary) string {
 	}
 
 	if len(s.Drift) > 0 {
-		fmt.Fprintf(&b, "### Drift (%d)\n\n| Severity | Class | Target | Detail |\n|---|---|---|---|\n", len(s.Drift))
-		shown := 0
-		for _, it := range s.Drift {
-			if shown >= maxRows || b.Len() > maxSummaryBytes {
-				break
-			}
-			d := detailText(it)
-			if d == "" {
-				d = it.Message
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(it.Severity), cell(it.Class), cell(it.Target), cell(d))
-			shown++
-		}
-		b.WriteString(more(shown, len(s.Drift), total, s.SARIFPath))
-		b.WriteString("\n")
+		entries := worstFirst(s.Drift, s.Explanations)
+		fmt.Fprintf(&b, "### Drift (%d)\n\n", len(s.Drift))
+		b.WriteString(verdictLine(entries))
+		writeDriftTables(&b, entries, view, whereRest(total, s.SARIFPath))
 		writeLaunchSummary(&b, s.Launch)
+		writeQuotes(&b, entries, view.quote, view.quoteBudget, "`warden check --json` shows them all")
 	}
 
-	writeLockChanges(&b, s.LockChanges, maxRows, maxCellBytes, maxSummaryBytes)
+	writeLockChanges(&b, s.LockChanges, view)
 
 	if len(s.Findings) > 0 {
 		fmt.Fprintf(&b, "### Static findings (%d)\n\nFindings are informational; they never change the exit code.\n\n"+
 			"| Severity | Rule | Target | Message |\n|---|---|---|---|\n", len(s.Findings))
+		findings := append([]lock.Finding(nil), s.Findings...)
+		sort.SliceStable(findings, func(i, j int) bool {
+			return severityRank(findings[i].Severity) < severityRank(findings[j].Severity)
+		})
 		shown := 0
-		for _, f := range s.Findings {
+		for _, f := range findings {
 			if shown >= maxRows || b.Len() > maxSummaryBytes {
 				break
 			}
@@ -335,7 +388,13 @@ func renderSummary(s Summary) string {
 				cell(f.Message+" ["+f.Snippet+"]"))
 			shown++
 		}
-		b.WriteString(more(shown, len(s.Findings), total, s.SARIFPath))
+		if shown < len(findings) {
+			left := make([]string, 0, len(findings)-shown)
+			for _, f := range findings[shown:] {
+				left = append(left, f.Severity)
+			}
+			fmt.Fprintf(&b, "\n_Showing %d of %d, the most severe first; left out: %s. %s_\n", shown, len(findings), countSeverities(left), whereRest(total, s.SARIFPath))
+		}
 		b.WriteString("\n")
 	} else {
 		b.WriteString("No static findings.\n\n")
@@ -376,21 +435,18 @@ func renderSummary(s Summary) string {
 	return b.String()
 }
 
-// more says how many rows a capped table left out, and where the rest is:
-// the SARIF file, which holds them all unless the run has more than
-// SARIFResultLimit results in all.
-func more(shown, rows, results int, sarifPath string) string {
-	if shown >= rows {
-		return ""
-	}
-	where := "the SARIF file"
+// whereRest is the sentence that says where the rows a capped table of the
+// summary left out are: the SARIF file, which holds them all unless the run
+// has more than SARIFResultLimit results in all.
+func whereRest(results int, sarifPath string) string {
+	file := "SARIF file"
 	if sarifPath != "" {
-		where = "the SARIF file " + code(sarifPath)
+		file += " " + code(sarifPath)
 	}
 	if results > SARIFResultLimit {
-		return fmt.Sprintf("\n_Showing %d of %d; %s holds the %d most severe results of the run._\n", shown, rows, where, SARIFResultLimit)
+		return fmt.Sprintf("The %s holds the %d most severe results of the run.", file, SARIFResultLimit)
 	}
-	return fmt.Sprintf("\n_Showing %d of %d; the full list is in %s._\n", shown, rows, where)
+	return "The full list is in the " + file + "."
 }
 
 // WriteSummary writes RenderSummary's Markdown to w.
@@ -414,4 +470,141 @@ func writeCountRow(b *strings.Builder, label string, sevs []string) {
 		fmt.Fprintf(b, " %d |", n)
 	}
 	b.WriteString("\n")
+}
+
+// mdView lays out the drift tables of one Markdown document.
+type mdView struct {
+	// maxRows caps the rows of a table of items, all its parts together.
+	maxRows int
+	// cellBytes clips one table cell (with Clip) before it is escaped.
+	cellBytes int
+	// rowBudget stops adding rows once the document is this large.
+	rowBudget int
+	// collapse puts the medium and low rows in a collapsed <details> when
+	// any item is critical or high, so those are what a reader sees.
+	collapse bool
+	// quote and quoteBudget bound the server text quoted beside the items
+	// (see writeQuotes).
+	quote       quoteLimits
+	quoteBudget int
+}
+
+// Bounds of the class table of a long drift: the targets listed in the row
+// of a critical or high class, and in the row of any other class.
+const (
+	severeTargetsBytes = 3 << 10
+	otherTargetsBytes  = 160
+)
+
+// verdictLine is the one line that tells a reader of a drift how much of it
+// is critical or high, before any table.
+func verdictLine(entries []shown) string {
+	var hard, rest []string
+	for _, e := range entries {
+		if severe(e.item.Severity) {
+			hard = append(hard, e.item.Severity)
+		} else {
+			rest = append(rest, e.item.Severity)
+		}
+	}
+	switch {
+	case len(hard) == 0:
+		return fmt.Sprintf("**No critical or high changes** (%s).\n\n", countSeverities(rest))
+	case len(rest) == 0:
+		return fmt.Sprintf("**Review each change: %s.**\n\n", countSeverities(hard))
+	}
+	return fmt.Sprintf("**Review first: %s.** Then %s.\n\n", countSeverities(hard), countSeverities(rest))
+}
+
+// writeDriftTables writes entries, which are in worstFirst order: for a
+// long drift (more than GroupThreshold items) first a table by class, with
+// the targets of each critical and high class, then the items one row each,
+// the most severe first. With v.collapse the medium and low rows go in a
+// collapsed <details> after the critical and high ones. The rows are capped
+// by v.maxRows and v.rowBudget, and what was left out is counted by
+// severity, with where the rest is (rest, a sentence).
+func writeDriftTables(b *strings.Builder, entries []shown, v mdView, rest string) {
+	if len(entries) > GroupThreshold {
+		writeClassTable(b, entries, v)
+	}
+	open, folded := entries, []shown(nil)
+	if v.collapse {
+		n := 0
+		for n < len(entries) && severe(entries[n].item.Severity) {
+			n++
+		}
+		if n > 0 {
+			open, folded = entries[:n], entries[n:]
+		}
+	}
+	shownOpen := writeRows(b, open, v, v.maxRows)
+	shownFolded := 0
+	if len(folded) > 0 && shownOpen < v.maxRows && b.Len() <= v.rowBudget {
+		fmt.Fprintf(b, "<details><summary>%d lower-severity change(s): %s</summary>\n\n", len(folded), countSeverities(itemSeverities(folded)))
+		shownFolded = writeRows(b, folded, v, v.maxRows-shownOpen)
+		b.WriteString("</details>\n\n")
+	}
+	left := append(itemSeverities(open[shownOpen:]), itemSeverities(folded[shownFolded:])...)
+	if len(left) > 0 {
+		fmt.Fprintf(b, "_Showing %d of %d, the most severe first; left out: %s. %s_\n\n", len(entries)-len(left), len(entries), countSeverities(left), rest)
+	}
+}
+
+// writeRows writes a table of at most limit of entries, stopping once b is
+// larger than v.rowBudget, and returns how many rows it wrote. It writes
+// nothing when there is no room for a row.
+func writeRows(b *strings.Builder, entries []shown, v mdView, limit int) int {
+	if len(entries) == 0 || limit <= 0 || b.Len() > v.rowBudget {
+		return 0
+	}
+	clip := func(s string) string { return EscapeMarkdown(Clip(s, v.cellBytes)) }
+	b.WriteString("| Severity | Class | Target | Detail |\n|---|---|---|---|\n")
+	n := 0
+	for _, e := range entries {
+		if n >= limit || b.Len() > v.rowBudget {
+			break
+		}
+		it := e.item
+		d := detailText(it)
+		if d == "" {
+			d = it.Message
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", clip(it.Severity), clip(it.Class), clip(it.Target), clip(d))
+		n++
+	}
+	b.WriteString("\n")
+	return n
+}
+
+// writeClassTable writes the table of a long drift by class: severity,
+// class, how many items, and their targets (all of them for a critical or
+// high class while they fit in severeTargetsBytes, a few for the others),
+// in worstFirst order.
+func writeClassTable(b *strings.Builder, entries []shown, v mdView) {
+	b.WriteString("| Severity | Class | Items | Targets |\n|---|---|---:|---|\n")
+	for _, g := range groupByClass(entries) {
+		budget := otherTargetsBytes
+		if severe(g.severity) {
+			budget = severeTargetsBytes
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", cell(g.severity), cell(g.class), len(g.entries), targetList(g.entries, budget))
+	}
+	b.WriteString("\n")
+}
+
+// targetList lists the targets of entries, escaped, while their text fits
+// in budget bytes, then says how many more there are.
+func targetList(entries []shown, budget int) string {
+	var parts []string
+	used := 0
+	for i, e := range entries {
+		t := Clip(e.item.Target, maxCellBytes)
+		if i > 0 && used+len(t) > budget {
+			parts = append(parts, fmt.Sprintf("and %d more", len(entries)-i))
+			break
+		}
+		used += len(t)
+		parts = append(parts, EscapeMarkdown(t))
+	}
+	return strings.Join(parts, ", ")
 }

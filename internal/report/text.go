@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 )
 
@@ -64,23 +65,71 @@ func TerminalSafe(s string) string {
 
 // WriteCheckText writes the human result of a check: "OK no drift vs
 // <lock>", or "DRIFT DETECTED vs <lock> (<n> item(s))" followed by a table
-// of severity, class, target and message.
+// of severity, class, target and message, the most severe first (see
+// WriteCheckTextExplained).
 func WriteCheckText(w io.Writer, lockPath string, items []drift.Item) error {
+	return WriteCheckTextExplained(w, lockPath, items, nil)
+}
+
+// WriteCheckTextExplained is WriteCheckText with the explanations of the
+// items (parallel to items, or nil): each is written under its item's row,
+// indented and marked as server text. Items are shown by severity, then
+// class, then target; a long drift (more than GroupThreshold items) is
+// first counted by class.
+func WriteCheckTextExplained(w io.Writer, lockPath string, items []drift.Item, expls []explain.Explanation) error {
 	bw := bufio.NewWriter(w)
 	if len(items) == 0 {
 		fmt.Fprintf(bw, "OK no drift vs %s\n", TerminalSafe(lockPath))
 	} else {
 		fmt.Fprintf(bw, "DRIFT DETECTED vs %s (%d item(s))\n", TerminalSafe(lockPath), len(items))
-		rows := make([][]string, 0, len(items))
-		for _, it := range items {
-			rows = append(rows, []string{it.Severity, it.Class, it.Target, driftMessage(it)})
-		}
-		writeTable(bw, []string{"SEVERITY", "CLASS", "TARGET", "MESSAGE"}, rows)
+		writeItemsText(bw, worstFirst(items, expls))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write check result: %w", err)
 	}
 	return nil
+}
+
+// WriteDiffText writes the human result of a diff of two locks, from and to
+// (shown as given): "no differences (from → to)", or a headline and a table
+// of severity, class, target and detail in the order and with the
+// explanations of WriteCheckTextExplained.
+func WriteDiffText(w io.Writer, from, to string, items []drift.Item, expls []explain.Explanation) error {
+	bw := bufio.NewWriter(w)
+	header := Message(from) + " → " + Message(to)
+	if len(items) == 0 {
+		fmt.Fprintf(bw, "no differences (%s)\n", header)
+	} else {
+		fmt.Fprintf(bw, "%s (%d integrity change(s))\n", header, len(items))
+		writeItemsText(bw, worstFirst(items, expls))
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write diff result: %w", err)
+	}
+	return nil
+}
+
+// writeItemsText writes entries, in worstFirst order, as a table, each row
+// followed by its item's quoted server text; a long drift is first counted
+// by class.
+func writeItemsText(bw *bufio.Writer, entries []shown) {
+	if len(entries) > GroupThreshold {
+		groups := groupByClass(entries)
+		rows := make([][]string, len(groups))
+		for i, g := range groups {
+			rows[i] = []string{g.severity, g.class, strconv.Itoa(len(g.entries))}
+		}
+		fmt.Fprintf(bw, "  by class: %s\n", countSeverities(itemSeverities(entries)))
+		writeTable(bw, []string{"SEVERITY", "CLASS", "ITEMS"}, rows)
+		bw.WriteString("  items, the most severe first:\n")
+	}
+	rows := make([][]string, len(entries))
+	notes := make([][]string, len(entries))
+	for i, e := range entries {
+		rows[i] = []string{e.item.Severity, e.item.Class, e.item.Target, driftMessage(e.item)}
+		notes[i] = quoteTextLines(quotes(e.expl), textQuote)
+	}
+	writeTableNotes(bw, []string{"SEVERITY", "CLASS", "TARGET", "MESSAGE"}, rows, notes)
 }
 
 // WritePinText writes the human result of a pin: the lock path, its overall
@@ -121,6 +170,13 @@ const maxColumnWidth = 48
 // through Message (clipped to MaxMessageBytes, then TerminalSafe), and the
 // last column is not padded, so no line ends in spaces.
 func writeTable(w *bufio.Writer, header []string, rows [][]string) {
+	writeTableNotes(w, header, rows, nil)
+}
+
+// writeTableNotes is writeTable with notes, when not nil parallel to rows:
+// lines already made safe, written under their row and not counted in the
+// column widths.
+func writeTableNotes(w *bufio.Writer, header []string, rows [][]string, notes [][]string) {
 	safe := make([][]string, 0, len(rows)+1)
 	safe = append(safe, header)
 	n := 0
@@ -142,7 +198,7 @@ func writeTable(w *bufio.Writer, header []string, rows [][]string) {
 			}
 		}
 	}
-	for _, r := range safe {
+	for k, r := range safe {
 		w.WriteString("  ")
 		for i, cell := range r {
 			w.WriteString(cell)
@@ -152,6 +208,12 @@ func writeTable(w *bufio.Writer, header []string, rows [][]string) {
 			writeSpaces(w, max(widths[i]-utf8.RuneCountInString(cell), 0)+2)
 		}
 		w.WriteByte('\n')
+		if k > 0 && k-1 < len(notes) {
+			for _, line := range notes[k-1] {
+				w.WriteString(line)
+				w.WriteByte('\n')
+			}
+		}
 	}
 }
 
