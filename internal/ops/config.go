@@ -41,7 +41,11 @@ type ConfigOptions struct {
 	Actor             string
 	Environment       string
 	AllowSecretInLock bool
-	Now               func() time.Time
+	// NoSnapshot and AllowSecretInSnapshot are PinOptions' for each
+	// server: its snapshot is <name>.warden.surface.json beside its lock.
+	NoSnapshot            bool
+	AllowSecretInSnapshot bool
+	Now                   func() time.Time
 	// Handed are the values handed to the servers (see PinOptions.Handed).
 	Handed *mask.Set
 }
@@ -72,6 +76,9 @@ func PinConfig(ctx context.Context, o ConfigOptions) ([]ServerRun, error) {
 			Now:               o.Now,
 			AllowSecretInLock: o.AllowSecretInLock,
 			Handed:            o.Handed,
+
+			NoSnapshot:            o.NoSnapshot,
+			AllowSecretInSnapshot: o.AllowSecretInSnapshot,
 		})
 	})
 }

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/mask"
+	"github.com/wardenlock/warden/internal/snapshot"
 	"github.com/wardenlock/warden/internal/surface"
 )
 
@@ -101,6 +103,12 @@ type PinOptions struct {
 	// config's variables): a lock that would store one verbatim is refused
 	// like a secret (see storedHandedSecrets).
 	Handed *mask.Set
+	// NoSnapshot writes no surface snapshot beside the lock (and removes
+	// the one there, which would no longer match it).
+	NoSnapshot bool
+	// AllowSecretInSnapshot writes the snapshot even when the secret
+	// screen finds a secret in it (see snapshot.SecretError).
+	AllowSecretInSnapshot bool
 }
 
 // PinResult is what Pin wrote.
@@ -110,6 +118,12 @@ type PinResult struct {
 	// hold only their name and entry digest (the file has the rest).
 	Lock     *lock.Lock
 	Findings []lock.Finding
+	// Snapshot is the path of the surface snapshot written beside the
+	// lock ("" with NoSnapshot).
+	Snapshot string
+	// RemovedSnapshot is the path of the old snapshot a pin with
+	// NoSnapshot removed ("" when there was none).
+	RemovedSnapshot string
 }
 
 // Pin captures the target (or reads o.Surface), builds a lock with embedded
@@ -135,6 +149,8 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		}
 	}
 	var b *built
+	// snap is the snapshot text, rendered before anything is written.
+	var snap []byte
 	// A pin from a surface file writes its lock while reading the file
 	// (see lockSink); anything that stops the pin before Finish aborts it,
 	// leaving o.LockPath as it was.
@@ -149,6 +165,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 			return nil, err
 		}
 		sink = newLockSink(o.LockPath, o.Version)
+		sink.snapshot = !o.NoSnapshot
 		defer streamGC()()
 		var err error
 		if b, err = readSurface(ctx, o.Surface, o.Stdin, o.Target.MaxItems, sink); err != nil {
@@ -168,6 +185,12 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		if b, err = buildCaptured(s, "build lock"); err != nil {
 			return nil, err
 		}
+		if !o.NoSnapshot {
+			snap = snapshot.Marshal(s)
+		}
+	}
+	if sink != nil && sink.snapshot {
+		snap = sink.snapshotText(b.protocol)
 	}
 	l := b.lock
 	fs := b.findings
@@ -191,6 +214,15 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if err := folder.recheck(o.LockPath); err != nil {
 		return nil, err
 	}
+	// The snapshot is screened and staged before the lock is written, and
+	// renamed into place only after: a pin that fails anywhere leaves the
+	// old lock and the old snapshot as they were.
+	staged, snapErr := stageSnapshot(o, snap)
+	defer func() {
+		if staged != nil {
+			staged.Discard()
+		}
+	}()
 	// The lock must not store a secret verbatim: checked while it is
 	// written, and nothing replaces o.LockPath if one is found.
 	var check func() error
@@ -207,6 +239,19 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 			return storedHandedSecrets(l, o.Handed)
 		}
 	}
+	if snapErr != nil {
+		// The lock's own refusal, if any, comes first; either way
+		// nothing is written.
+		lockCheck := check
+		check = func() error {
+			if lockCheck != nil {
+				if err := lockCheck(); err != nil {
+					return err
+				}
+			}
+			return snapErr
+		}
+	}
 	if sink != nil {
 		err := sink.w.Finish(l, check)
 		sink = nil // finished or, on an error, aborted
@@ -216,7 +261,61 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	} else if err := lock.WriteFileChecked(o.LockPath, l, check); err != nil {
 		return nil, err
 	}
-	return &PinResult{Lock: l, Findings: fs}, nil
+	res := &PinResult{Lock: l, Findings: fs}
+	if err := commitSnapshot(o, &staged, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// stageSnapshot screens the snapshot text of a pin for secrets (unless
+// allowed) and stages it beside the lock; nil with NoSnapshot. Its error
+// is the pin's refusal, to be given after the lock's own.
+func stageSnapshot(o PinOptions, text []byte) (*snapshot.Staged, error) {
+	if o.NoSnapshot {
+		// The old snapshot is removed once the lock is written: refuse now
+		// what could not be removed then.
+		if info, err := os.Lstat(snapshot.Path(o.LockPath)); err == nil && !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file: it cannot be a snapshot, nor be removed as a stale one (remove it)", snapshot.Path(o.LockPath))
+		}
+		return nil, nil
+	}
+	if !o.AllowSecretInSnapshot {
+		var handed func(string) bool
+		if o.Handed.Len() > 0 {
+			handed = o.Handed.Contains
+		}
+		if err := snapshot.Screen(text, handed); err != nil {
+			return nil, err
+		}
+	}
+	return snapshot.Stage(snapshot.Path(o.LockPath), text)
+}
+
+// commitSnapshot puts the staged snapshot in place once the lock is
+// written, or, with NoSnapshot, removes the snapshot of the lock it
+// replaced, which would no longer match. A failure here comes after the
+// lock was written: the old snapshot is then removed rather than left
+// beside a lock it does not match (see snapshot.Staged.Commit).
+func commitSnapshot(o PinOptions, staged **snapshot.Staged, res *PinResult) error {
+	path := snapshot.Path(o.LockPath)
+	if o.NoSnapshot {
+		existed := snapshot.Exists(path)
+		if err := snapshot.Remove(path); err != nil {
+			return fmt.Errorf("the lock %s was written, but the snapshot beside it no longer matches it: %w", o.LockPath, err)
+		}
+		if existed {
+			res.RemovedSnapshot = path
+		}
+		return nil
+	}
+	st := *staged
+	*staged = nil
+	if err := st.Commit(); err != nil {
+		return fmt.Errorf("the lock %s was written, but not its snapshot: %w", o.LockPath, err)
+	}
+	res.Snapshot = path
+	return nil
 }
 
 // surfaceResult is a surface file read on another goroutine.
@@ -267,6 +366,24 @@ type CheckResult struct {
 	// ProtocolVersion is the MCP revision the capture spoke (what a pin
 	// records as pin.mcp_protocol_version).
 	ProtocolVersion string
+	// BaselineSurface is the surface the baseline lock commits to, from
+	// the snapshot beside it, verified against it (snapshot.Verify); nil
+	// when the lock has no snapshot.
+	BaselineSurface *surface.Surface
+	// CurrentSurface is the surface checked. After a capture it is the
+	// whole capture. After a check of a surface file, which is streamed
+	// and never held whole, it holds only the entries that drifted: the
+	// tools that are new or whose entry digest changed, and every resource
+	// and prompt (few, and small), read from the file a second time when
+	// there is drift; it is nil when nothing drifted or the file was
+	// standard input. CurrentSurfacePartial says which.
+	CurrentSurface *surface.Surface
+	// CurrentSurfacePartial is set when CurrentSurface holds only the
+	// drifted tools (a check of a surface file).
+	CurrentSurfacePartial bool
+	// surfaceFile is the surface file checked ("" after a capture), which
+	// CandidateSnapshot reads again for a whole surface.
+	surfaceFile string
 }
 
 // Check reads and validates the lock before spawning anything, captures the
@@ -314,7 +431,14 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err == nil {
 		err = verifyLock(o.LockPath, base)
 	}
+	// The snapshot is verified before anything is launched: one that
+	// disagrees with its lock is refused, not shown.
+	var baseSurface *surface.Surface
+	if err == nil {
+		baseSurface, err = readSnapshot(ctx, o.LockPath, base)
+	}
 	var b *built
+	var captured *surface.Surface
 	if surfaceRead != nil {
 		if err != nil {
 			return nil, err
@@ -340,6 +464,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		if b, err = buildCaptured(s, "build lock from capture"); err != nil {
 			return nil, err
 		}
+		captured = s
 	}
 	cur, fs := b.lock, b.findings
 	res := &CheckResult{
@@ -350,6 +475,19 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		NewFindings: newFindings(base.Findings, fs),
 
 		ProtocolVersion: b.protocol,
+		BaselineSurface: baseSurface,
+		CurrentSurface:  captured,
+	}
+	if o.Surface != "" {
+		res.CurrentSurfacePartial = true
+		if o.Surface != "-" {
+			res.surfaceFile = o.Surface
+			if len(res.Drift) > 0 {
+				if res.CurrentSurface, err = drifted(ctx, o.Surface, o.Target.MaxItems, base, cur); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
@@ -376,6 +514,10 @@ func newFindings(approved, current []lock.Finding) []lock.Finding {
 type DiffResult struct {
 	A, B  *lock.Lock
 	Drift []drift.Item
+	// ASurface and BSurface are the surfaces A and B commit to, from the
+	// snapshots beside them, each verified against its lock; nil for a
+	// lock without a snapshot.
+	ASurface, BSurface *surface.Surface
 }
 
 // Diff reads two locks and compares them, A as the baseline. Like Check, it
@@ -390,6 +532,7 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	// mostly one core's work. A's refusal, if any, is the one reported.
 	type read struct {
 		l   *lock.Lock
+		s   *surface.Surface
 		err error
 	}
 	readB := make(chan read, 1)
@@ -398,11 +541,19 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 		if err == nil {
 			err = verifyLock(pathB, b)
 		}
-		readB <- read{b, err}
+		var s *surface.Surface
+		if err == nil {
+			s, err = readSnapshot(ctx, pathB, b)
+		}
+		readB <- read{b, s, err}
 	}()
 	a, err := readLock(ctx, pathA)
 	if err == nil {
 		err = verifyLock(pathA, a)
+	}
+	var aSurface *surface.Surface
+	if err == nil {
+		aSurface, err = readSnapshot(ctx, pathA, a)
 	}
 	rb := <-readB
 	if err != nil {
@@ -415,7 +566,7 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 		return nil, rb.err
 	}
 	b := rb.l
-	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b)}
+	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b), ASurface: aSurface, BSurface: rb.s}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/snapshot"
 	"github.com/wardenlock/warden/internal/surface"
 )
 
@@ -129,6 +130,22 @@ type lockSink struct {
 	// screened where they were built: the stored-secret check walks only
 	// these (kept whole).
 	suspects map[string]bool
+	// snapshot is set when the pin writes a surface snapshot: each tool's
+	// snapshot text is rendered where it is built and kept (in file
+	// order) with the resources, prompts and launch identity, until the
+	// lock is written. A pin without one renders and keeps none of it.
+	snapshot  bool
+	snapTools []snapshot.ToolText
+	resources []surface.Resource
+	prompts   []surface.Prompt
+	server    surface.Server
+}
+
+// snapshotText is the snapshot of the surface read through the sink.
+func (s *lockSink) snapshotText(protocol string) []byte {
+	text := snapshot.Assemble(s.server, protocol, s.snapTools, s.resources, s.prompts)
+	s.snapTools, s.resources, s.prompts = nil, nil, nil
+	return text
 }
 
 // newLockSink returns a sink writing the lock at path.
@@ -141,6 +158,7 @@ func (s *lockSink) restart() {
 	s.w.Abort()
 	s.w = lock.NewStreamWriter(s.path)
 	s.suspects = nil
+	s.snapTools, s.resources, s.prompts = nil, nil, nil
 }
 
 // storedSecrets is the stored-secret check of the lock written through
@@ -217,10 +235,19 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 		},
 		Resource: func(r surface.Resource) error {
 			sc.Resource(r)
+			if sink != nil && sink.snapshot {
+				// The values point into the decoder's blocks.
+				r.Name, r.Description, r.MimeType = r.Name.Clone(), r.Description.Clone(), r.MimeType.Clone()
+				sink.resources = append(sink.resources, r)
+			}
 			return b.AddResource(r)
 		},
 		Prompt: func(p surface.Prompt) error {
 			sc.Prompt(p)
+			if sink != nil && sink.snapshot {
+				p.Description, p.Arguments = p.Description.Clone(), p.Arguments.Clone()
+				sink.prompts = append(sink.prompts, p)
+			}
 			return b.AddPrompt(p)
 		},
 	}
@@ -268,6 +295,9 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	}
 	if err := b.SetServer(hdr.Server); err != nil {
 		return nil, fmt.Errorf("surface file %s: %w", f.Name(), err)
+	}
+	if sink != nil {
+		sink.server = hdr.Server
 	}
 	sc.Launch(hdr.Server)
 	l, err := b.Finish()
@@ -330,7 +360,9 @@ type toolDone struct {
 	// suspect is set, with a sink, when e's text may hold a stored
 	// secret; e is then whole.
 	suspect bool
-	err     error
+	// snap is the tool's snapshot text, when the sink keeps a snapshot.
+	snap []byte
+	err  error
 }
 
 func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *toolPool {
@@ -448,6 +480,11 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 		d.err = err
 		return d
 	}
+	if p.sink != nil && p.sink.snapshot {
+		// Rendered now: the tool's tree is the parser's, reused for the
+		// next one.
+		d.snap = snapshot.AppendTool(nil, j.t)
+	}
 	sc.AnalyzedTool(j.t, a)
 	return d
 }
@@ -487,6 +524,9 @@ func (p *toolPool) collect(d toolDone) {
 		default:
 			if p.writeErr == nil {
 				p.writeErr = p.sink.w.Add(d.e.Name, *d.text)
+			}
+			if d.snap != nil {
+				p.sink.snapTools = append(p.sink.snapTools, snapshot.ToolText{Name: d.e.Name, Text: d.snap})
 			}
 			if d.suspect {
 				if p.sink.suspects == nil {

@@ -178,7 +178,7 @@ func TestReadSurfaceMatchesBuild(t *testing.T) {
 func TestDiffReadsBothReportsAFirst(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.lock")
-	if _, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, surfaceText(5, nil)), LockPath: good}); err != nil {
+	if _, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, surfaceText(5, nil)), LockPath: good, NoSnapshot: true}); err != nil {
 		t.Fatal(err)
 	}
 	badA, badB := filepath.Join(dir, "a.lock"), filepath.Join(dir, "b.lock")
@@ -223,7 +223,7 @@ func TestPinSurfaceStreamedMatchesMarshal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			lockPath := filepath.Join(dir, "warden.lock")
-			res, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, text), LockPath: lockPath, Version: "test", AllowSecretInLock: true})
+			res, err := Pin(context.Background(), PinOptions{Surface: writeSurface(t, text), LockPath: lockPath, Version: "test", AllowSecretInLock: true, NoSnapshot: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -351,7 +351,7 @@ func TestCheckSurfaceLockRefusalFirst(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.lock")
 	goodSurface := writeSurface(t, surfaceText(20, nil))
-	if _, err := Pin(context.Background(), PinOptions{Surface: goodSurface, LockPath: good, AllowSecretInLock: true}); err != nil {
+	if _, err := Pin(context.Background(), PinOptions{Surface: goodSurface, LockPath: good, AllowSecretInLock: true, NoSnapshot: true}); err != nil {
 		t.Fatal(err)
 	}
 	tampered := filepath.Join(dir, "tampered.lock")

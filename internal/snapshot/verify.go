@@ -14,10 +14,16 @@ import (
 type MismatchError struct {
 	// Where is the first difference ("tool \"x\": description_hash").
 	Where string
+	// Snapshot and Lock, when set, name the two files in the message.
+	Snapshot, Lock string
 }
 
 func (e *MismatchError) Error() string {
-	return "snapshot does not match lock: " + e.Where + " (the snapshot was edited, or is not the one pinned with this lock: re-pin to write both again)"
+	files := ""
+	if e.Snapshot != "" && e.Lock != "" {
+		files = e.Snapshot + " against " + e.Lock + ": "
+	}
+	return "snapshot does not match lock: " + files + e.Where + " (the snapshot was edited, or is not the one pinned with this lock: re-pin to write both again)"
 }
 
 func mismatch(format string, args ...any) error {

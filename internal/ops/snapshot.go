@@ -1,0 +1,153 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/wardenlock/warden/internal/capture"
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/lock"
+	"github.com/wardenlock/warden/internal/mask"
+	"github.com/wardenlock/warden/internal/snapshot"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// readSnapshot reads the surface snapshot beside the lock at lockPath and
+// verifies it against l, the lock read from there: the surface it holds,
+// nil when there is no snapshot (a lock pinned before snapshots, or with
+// --no-snapshot, works as before), or the refusal of one that cannot be
+// read or does not match (a *snapshot.MismatchError naming both files).
+func readSnapshot(ctx context.Context, lockPath string, l *lock.Lock) (*surface.Surface, error) {
+	path := snapshot.Path(lockPath)
+	if !snapshot.Exists(path) {
+		return nil, nil
+	}
+	s, err := snapshot.ReadFile(ctx, path)
+	if cerr := Cancelled(ctx); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := snapshot.Verify(s, l); err != nil {
+		var me *snapshot.MismatchError
+		if errors.As(err, &me) {
+			me.Snapshot, me.Lock = path, lockPath
+		}
+		return nil, err
+	}
+	return s.Surface, nil
+}
+
+// drifted reads the surface file at path again, keeping the tools that
+// are new in cur or whose entry digest differs from base's, and every
+// resource and prompt: the current side of what drifted, for a check that
+// streamed the file and kept none of it.
+func drifted(ctx context.Context, path string, maxItems int, base, cur *lock.Lock) (*surface.Surface, error) {
+	was := make(map[string]string, len(base.Tools))
+	for _, t := range base.Tools {
+		was[t.Name] = t.EntryDigest
+	}
+	keep := map[string]bool{}
+	for _, t := range cur.Tools {
+		if d, ok := was[t.Name]; !ok || d != t.EntryDigest {
+			keep[t.Name] = true
+		}
+	}
+	return readWhole(ctx, path, maxItems, func(name string) bool { return keep[name] })
+}
+
+// readWhole reads the surface file at path into a surface, keeping the
+// tools tool says to keep (all when tool is nil).
+func readWhole(ctx context.Context, path string, maxItems int, tool func(name string) bool) (*surface.Surface, error) {
+	f, err := surface.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	f.WithContext(ctx)
+	if maxItems <= 0 {
+		maxItems = capture.DefaultMaxItems
+	}
+	s := &surface.Surface{}
+	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), surface.Handler{
+		MaxItems: maxItems,
+		Tool: func(t surface.Tool) error {
+			if tool == nil || tool(t.Name) {
+				// The values point into the decoder's blocks.
+				t.Description, t.InputSchema = t.Description.Clone(), t.InputSchema.Clone()
+				t.Annotations, t.OutputSchema = t.Annotations.Clone(), t.OutputSchema.Clone()
+				s.Tools = append(s.Tools, t)
+			}
+			return nil
+		},
+		Resource: func(r surface.Resource) error {
+			r.Name, r.Description, r.MimeType = r.Name.Clone(), r.Description.Clone(), r.MimeType.Clone()
+			s.Resources = append(s.Resources, r)
+			return nil
+		},
+		Prompt: func(p surface.Prompt) error {
+			p.Description, p.Arguments = p.Description.Clone(), p.Arguments.Clone()
+			s.Prompts = append(s.Prompts, p)
+			return nil
+		},
+	})
+	if cerr := Cancelled(ctx); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("surface file %s: %w", f.Name(), err)
+	}
+	s.Server, s.ProtocolVersion = hdr.Server, hdr.ProtocolVersion
+	return s, nil
+}
+
+// SnapshotOptions configure WriteCandidateSnapshot.
+type SnapshotOptions struct {
+	// AllowSecret writes the snapshot even when the secret screen finds
+	// a secret in it.
+	AllowSecret bool
+	// Handed are the values handed to the server (see PinOptions.Handed).
+	Handed *mask.Set
+}
+
+// WriteCandidateSnapshot writes, beside the candidate lock at lockPath
+// (the lock Candidate returned for res, written there), the snapshot of
+// the surface res checked, screened for secrets as a pin screens its own,
+// and returns its path. A check of a surface file, which keeps only what
+// drifted, reads the file again; one of standard input has no snapshot to
+// give.
+func WriteCandidateSnapshot(ctx context.Context, res *CheckResult, lockPath string, o SnapshotOptions) (string, error) {
+	s := res.CurrentSurface
+	if res.CurrentSurfacePartial {
+		if res.surfaceFile == "" {
+			return "", errors.New("the surface was read from standard input, which cannot be read again")
+		}
+		var err error
+		if s, err = readWhole(ctx, res.surfaceFile, 0, nil); err != nil {
+			return "", err
+		}
+	}
+	if s == nil {
+		return "", errors.New("the check captured nothing")
+	}
+	text := snapshot.Marshal(s)
+	if !o.AllowSecret {
+		var handed func(string) bool
+		if o.Handed.Len() > 0 {
+			handed = o.Handed.Contains
+		}
+		if err := snapshot.Screen(text, handed); err != nil {
+			return "", err
+		}
+	}
+	path := snapshot.Path(lockPath)
+	if err := Cancelled(ctx); err != nil {
+		return "", err
+	}
+	if err := lock.WriteAtomic(path, text); err != nil {
+		return "", err
+	}
+	return path, nil
+}
