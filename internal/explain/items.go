@@ -77,10 +77,14 @@ type explainer struct {
 	aTools     map[string]*surface.Tool
 	bRes, aRes map[string]*surface.Resource
 	bPr, aPr   map[string]*surface.Prompt
+	loc        locator
+	// words is the word-diff work left for the whole call (see
+	// maxItemsWordWork).
+	words int
 }
 
 func newExplainer(before, after *surface.Surface) *explainer {
-	x := &explainer{source: SourceCurrent, snapshot: before != nil}
+	x := &explainer{source: SourceCurrent, snapshot: before != nil, words: maxItemsWordWork}
 	if x.snapshot {
 		x.source = SourceSnapshot
 		x.bTools, x.bRes, x.bPr = indexSurface(before)
@@ -143,13 +147,13 @@ func textOf(v *jsonv.Value) (s string, ok bool) {
 
 // descriptionChange is the change between two descriptions, or nil when
 // they are equal or either is not text.
-func descriptionChange(old, new *jsonv.Value) *TextChange {
+func descriptionChange(old, new *jsonv.Value, budget *int) *TextChange {
 	o, ok1 := textOf(old)
 	n, ok2 := textOf(new)
 	if !ok1 || !ok2 || o == n {
 		return nil
 	}
-	tc := &TextChange{Words: present(Words(o, n))}
+	tc := &TextChange{Words: present(words(o, n, budget))}
 	var c1, c2 bool
 	tc.Old, c1 = clipText(o)
 	tc.New, c2 = clipText(n)
@@ -290,7 +294,7 @@ func (x *explainer) resource(uri, class string) Explanation {
 func (x *explainer) text(modified, haveOld bool, old, new *jsonv.Value) *TextChange {
 	switch {
 	case modified && haveOld:
-		return descriptionChange(old, new)
+		return descriptionChange(old, new, &x.words)
 	case new != nil:
 		return currentText(new)
 	case old != nil:

@@ -18,6 +18,8 @@ type toolCtx struct {
 	snapshot bool
 	diffs    map[bool]*valueDiff            // by output: the schema diff
 	skels    map[[2]bool]*skeleton.Skeleton // by (output, after)
+	loc      *locator
+	words    *int // the word-diff work left for the Items call
 }
 
 // schema returns one side's input (output false) or output schema as the
@@ -61,7 +63,7 @@ func (c *toolCtx) skeleton(output, after bool) *skeleton.Skeleton {
 
 // tool explains the items of one tool (idx indexes items and out).
 func (x *explainer) tool(name string, items []drift.Item, idx []int, out []Explanation) {
-	c := &toolCtx{name: name, a: x.aTools[name], snapshot: x.snapshot,
+	c := &toolCtx{name: name, a: x.aTools[name], snapshot: x.snapshot, loc: &x.loc, words: &x.words,
 		diffs: map[bool]*valueDiff{}, skels: map[[2]bool]*skeleton.Skeleton{}}
 	if x.snapshot {
 		c.b = x.bTools[name]
@@ -77,7 +79,7 @@ func (x *explainer) tool(name string, items []drift.Item, idx []int, out []Expla
 		c.explain(&e, items[i], both)
 		if j == p {
 			if both && !hasDescItem && e.Description == nil {
-				e.Description = descriptionChange(c.b.Description, c.a.Description)
+				e.Description = descriptionChange(c.b.Description, c.a.Description, c.words)
 			}
 			if !c.snapshot && e.Current == nil {
 				e.Current = view(c.a)
@@ -99,7 +101,7 @@ func (c *toolCtx) explain(e *Explanation, it drift.Item, both bool) {
 		e.Old = view(c.b)
 	case cl == drift.ClassDescriptionModified:
 		if both {
-			e.Description = descriptionChange(c.b.Description, c.a.Description)
+			e.Description = descriptionChange(c.b.Description, c.a.Description, c.words)
 		} else if c.a != nil {
 			e.Description = currentText(c.a.Description)
 		}
@@ -173,7 +175,7 @@ func (c *toolCtx) schemaItem(e *Explanation, it drift.Item, output, both bool) {
 	d := c.diff(output)
 	cs := d.changes
 	if path != "" {
-		if rel := c.relevant(cs, it, path, output); len(rel) > 0 {
+		if rel := c.relevant(d, it, path, output); len(rel) > 0 {
 			cs = rel
 		}
 	}
@@ -267,14 +269,14 @@ func (c *toolCtx) currentSchema(e *Explanation, it drift.Item, path string, outp
 	var segs []string
 	node := root
 	if path != "" {
-		segs, node = locate(root, path)
+		segs, node = c.loc.locate(root, path)
 		if node == nil {
 			return
 		}
 	}
 	d := diffUnder(segs, nil, node)
 	if path != "" {
-		d.changes = keepRelevant(d.changes, []string{joinPath(segs)})
+		d.changes = d.under([]string{joinPath(segs)})
 	}
 	e.Paths, e.PathsOmitted = capChanges(d.changes, d.total)
 	e.PathsIncomplete = d.incomplete
@@ -293,14 +295,14 @@ func (c *toolCtx) currentSchema(e *Explanation, it drift.Item, path string, outp
 // relevant returns the changes about the item's skeleton path: at or below
 // its raw location in either schema (not in its child properties or
 // items), and for a change of the required flag the parent's "required".
-func (c *toolCtx) relevant(cs []valueChange, it drift.Item, path string, output bool) []valueChange {
+func (c *toolCtx) relevant(d *valueDiff, it drift.Item, path string, output bool) []valueChange {
 	var locs []string
 	for _, after := range []bool{false, true} {
 		root := c.schema(output, after)
 		if root == nil {
 			continue
 		}
-		segs, node := locate(root, path)
+		segs, node := c.loc.locate(root, path)
 		if node == nil {
 			continue
 		}
@@ -310,7 +312,7 @@ func (c *toolCtx) relevant(cs []valueChange, it drift.Item, path string, output 
 			locs = append(locs, "="+joinPath(parent))
 		}
 	}
-	return keepRelevant(cs, locs)
+	return d.under(locs)
 }
 
 func requiredClass(it drift.Item) bool {
@@ -323,90 +325,97 @@ func requiredClass(it drift.Item) bool {
 	return false
 }
 
-// keepRelevant keeps the changes at or under one of locs (a loc starting
-// with "=" matches only itself), not inside a child's "properties" or
-// "items".
-func keepRelevant(cs []valueChange, locs []string) []valueChange {
-	var out []valueChange
-	for _, ch := range cs {
-		for _, l := range locs {
-			if under(ch.path, l) {
-				out = append(out, ch)
-				break
-			}
-		}
-	}
-	return out
-}
+// maxLocateWork bounds all the locate calls of one Items call: a property
+// key may contain dots, so a skeleton path can split more than one way,
+// and each way tried costs a map lookup of its key. Past the bound locate
+// finds nothing, and the items show every differing path instead of
+// their own.
+const maxLocateWork = 1 << 24
 
-func under(p, loc string) bool {
-	if exact, ok := strings.CutPrefix(loc, "="); ok {
-		return p == exact
-	}
-	if p == loc {
-		return true
-	}
-	rest := p
-	if loc != "" {
-		var ok bool
-		rest, ok = strings.CutPrefix(p, loc+"/")
-		if !ok {
-			return false
-		}
-	}
-	first, _, _ := strings.Cut(rest, "/")
-	return first != "properties" && first != "items"
+// locator finds skeleton paths in schemas, sharing its work budget and
+// the indexes of wide objects across calls.
+type locator struct {
+	work  int
+	index map[*jsonv.Value]map[string]*jsonv.Value
 }
-
-// Bounds of locate: a property key may contain dots, so a skeleton path
-// can split more than one way; the search tries at most maxLocateSteps
-// nodes and follows at most skeleton.MaxRefs $refs.
-const maxLocateSteps = 10000
 
 // locate finds the node a skeleton path ("$root", "a.b", "a[]") names in
 // a schema, following same-document $refs as the skeleton walk does, and
 // returns its raw path segments (those of the $ref target when it went
 // through one) and the node; node is nil when the path is not found.
-func locate(root *jsonv.Value, path string) ([]string, *jsonv.Value) {
+func (l *locator) locate(root *jsonv.Value, path string) ([]string, *jsonv.Value) {
 	if path == "$root" {
 		path = ""
 	}
-	l := &locator{root: root}
-	return l.find(root, nil, path, 0)
+	return l.find(root, root, nil, path, 0)
 }
 
-type locator struct {
-	root  *jsonv.Value
-	steps int
+func (l *locator) charge(n int) bool {
+	l.work += n
+	return l.work <= maxLocateWork
 }
 
-func (l *locator) find(node *jsonv.Value, at []string, rest string, hops int) ([]string, *jsonv.Value) {
-	l.steps++
-	if l.steps > maxLocateSteps || node == nil || node.Kind != jsonv.Object {
+func (l *locator) find(root, node *jsonv.Value, at []string, rest string, hops int) ([]string, *jsonv.Value) {
+	if !l.charge(1) || node == nil || node.Kind != jsonv.Object {
 		return nil, nil
 	}
-	if ref, ok := node.Get("$ref").Str(); ok && len(node.Members) == 1 && hops < skeleton.MaxRefs {
-		if segs, t := pointer(l.root, ref); t != nil {
-			return l.find(t, segs, rest, hops+1)
+	if len(node.Members) == 1 && node.Members[0].Key == "$ref" && hops < skeleton.MaxRefs {
+		if ref, ok := node.Members[0].Value.Str(); ok && l.charge(len(ref)) {
+			if segs, t := l.pointer(root, ref); t != nil {
+				return l.find(root, t, segs, rest, hops+1)
+			}
 		}
 	}
 	if rest == "" {
 		return at, node
 	}
 	if r, ok := strings.CutPrefix(rest, "[]"); ok {
-		return l.find(node.Get("items"), extend(at, "items"), strings.TrimPrefix(r, "."), hops)
+		return l.find(root, l.member(node, "items"), extend(at, "items"), strings.TrimPrefix(r, "."), hops)
 	}
-	props := node.Get("properties")
-	for _, m := range membersOf(props) {
-		r, ok := strings.CutPrefix(rest, m.Key)
-		if !ok || (r != "" && r[0] != '.' && !strings.HasPrefix(r, "[]")) {
+	props := l.member(node, "properties")
+	if props == nil || props.Kind != jsonv.Object {
+		return nil, nil
+	}
+	// The key is rest up to a ".", a "[]" or the end: try each.
+	for i := 0; i <= len(rest); i++ {
+		if i < len(rest) && rest[i] != '.' && !strings.HasPrefix(rest[i:], "[]") {
 			continue
 		}
-		if segs, n := l.find(m.Value, extend(at, "properties", m.Key), strings.TrimPrefix(r, "."), hops); n != nil {
+		if !l.charge(1 + i/64) {
+			return nil, nil
+		}
+		v := l.member(props, rest[:i])
+		if v == nil {
+			continue
+		}
+		if segs, n := l.find(root, v, extend(at, "properties", rest[:i]), strings.TrimPrefix(rest[i:], "."), hops); n != nil {
 			return segs, n
 		}
 	}
 	return nil, nil
+}
+
+// member is obj.Get(key), through an index for a wide object.
+func (l *locator) member(obj *jsonv.Value, key string) *jsonv.Value {
+	if obj == nil || obj.Kind != jsonv.Object {
+		return nil
+	}
+	if len(obj.Members) <= 16 {
+		return obj.Get(key)
+	}
+	idx, ok := l.index[obj]
+	if !ok {
+		l.charge(len(obj.Members))
+		idx = make(map[string]*jsonv.Value, len(obj.Members))
+		for _, m := range obj.Members {
+			idx[m.Key] = m.Value
+		}
+		if l.index == nil {
+			l.index = map[*jsonv.Value]map[string]*jsonv.Value{}
+		}
+		l.index[obj] = idx
+	}
+	return idx[key]
 }
 
 func extend(at []string, segs ...string) []string {
@@ -416,24 +425,25 @@ func extend(at []string, segs ...string) []string {
 // pointer resolves a same-document "#/a/b" ref against root as the
 // skeleton walk does (percent-decoded, then ~1 and ~0), returning the
 // target's segments and the target object.
-func pointer(root *jsonv.Value, ref string) ([]string, *jsonv.Value) {
+func (l *locator) pointer(root *jsonv.Value, ref string) ([]string, *jsonv.Value) {
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil, nil
 	}
-	f := pyfmt.Unquote(frag)
-	rest, ok := strings.CutPrefix(f, "/")
+	rest, ok := strings.CutPrefix(pyfmt.Unquote(frag), "/")
 	if !ok {
 		return nil, nil
 	}
 	cur := root
 	var segs []string
-	for _, seg := range strings.Split(rest, "/") {
+	for more := true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		switch {
-		case cur.Kind == jsonv.Object:
-			cur = cur.Get(seg)
-		case cur.Kind == jsonv.Array:
+		switch cur.Kind {
+		case jsonv.Object:
+			cur = l.member(cur, seg)
+		case jsonv.Array:
 			cur = indexItem(cur, seg)
 		default:
 			return nil, nil

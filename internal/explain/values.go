@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -32,6 +34,8 @@ type valueDiff struct {
 	incomplete bool
 	nodes      int
 	stack      []string
+	// byPath indexes changes in path order (see under), made on first use.
+	byPath []int
 }
 
 // diffValues lists the paths whose values differ between a and b, nil
@@ -307,4 +311,55 @@ func pathChange(path string, old, new *jsonv.Value) PathChange {
 	}
 	pc.Clipped = pc.Clipped || cut
 	return pc
+}
+
+// under returns the kept changes at or under one of locs, in walk order,
+// leaving out those inside a child's "properties" or "items"; a loc
+// starting with "=" matches only itself. The changes under one loc are
+// found by binary search, so each call costs about what it returns.
+func (d *valueDiff) under(locs []string) []valueChange {
+	if d.byPath == nil {
+		d.byPath = make([]int, len(d.changes))
+		for i := range d.byPath {
+			d.byPath[i] = i
+		}
+		sort.SliceStable(d.byPath, func(i, j int) bool { return d.changes[d.byPath[i]].path < d.changes[d.byPath[j]].path })
+	}
+	var hits []int
+	from := func(p string) int {
+		return sort.Search(len(d.byPath), func(i int) bool { return d.changes[d.byPath[i]].path >= p })
+	}
+	for _, loc := range locs {
+		exact, only := strings.CutPrefix(loc, "=")
+		for i := from(exact); i < len(d.byPath) && d.changes[d.byPath[i]].path == exact; i++ {
+			hits = append(hits, d.byPath[i])
+		}
+		if only {
+			continue
+		}
+		prefix := loc + "/"
+		if loc == "" {
+			prefix = ""
+		}
+		for i := from(prefix); i < len(d.byPath); i++ {
+			p := d.changes[d.byPath[i]].path
+			rest, ok := strings.CutPrefix(p, prefix)
+			if !ok {
+				break
+			}
+			if rest == "" {
+				continue // the root itself, counted above
+			}
+			if first, _, _ := strings.Cut(rest, "/"); first != "properties" && first != "items" {
+				hits = append(hits, d.byPath[i])
+			}
+		}
+	}
+	slices.Sort(hits)
+	hits = slices.Compact(hits)
+	out := make([]valueChange, len(hits))
+	for i, h := range hits {
+		out[i] = d.changes[h]
+	}
+	return out
 }

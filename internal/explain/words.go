@@ -17,6 +17,10 @@ const (
 	maxEdits = 1024
 	// maxDiffWork bounds the diagonal and snake steps of one diff.
 	maxDiffWork = 1 << 22
+	// maxItemsWordWork bounds the word diffs of one Items call together,
+	// so that a thousand hostile descriptions cost no more than a few
+	// bounded ones; past it each diff is one removal and one addition.
+	maxItemsWordWork = 1 << 26
 )
 
 // Words returns the word-level diff from old to new: runs of WordSame,
@@ -28,6 +32,13 @@ const (
 // bounded (see maxDiffWork): when the texts differ too much, the differing
 // middle is given as one removal and one addition.
 func Words(old, new string) []WordOp {
+	budget := maxDiffWork
+	return words(old, new, &budget)
+}
+
+// words is Words with a work budget shared between calls: each call
+// spends what it uses, and at most maxDiffWork.
+func words(old, new string, budget *int) []WordOp {
 	if old == new {
 		if old == "" {
 			return nil
@@ -46,7 +57,14 @@ func Words(old, new string) []WordOp {
 	var ops []WordOp
 	ops = appendOp(ops, WordSame, strings.Join(a[:pre], ""))
 	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	edits, ok := myers(intern(am, bm))
+	var edits []edit
+	ok := false
+	if *budget > 0 {
+		x, y := intern(am, bm)
+		var work int
+		edits, work, ok = myers(x, y, min(*budget, maxDiffWork))
+		*budget -= work
+	}
 	if !ok {
 		ops = appendOp(ops, WordRemoved, strings.Join(am, ""))
 		ops = appendOp(ops, WordAdded, strings.Join(bm, ""))
@@ -108,12 +126,12 @@ type edit struct {
 	n    int
 }
 
-// myers returns the shortest edit script from a to b, or false when it
-// needs more than maxEdits edits or maxDiffWork steps.
-func myers(a, b []int32) ([]edit, bool) {
+// myers returns the shortest edit script from a to b and the steps it
+// took, or false when it needs more than maxEdits edits or budget steps.
+func myers(a, b []int32, budget int) ([]edit, int, bool) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
-		return []edit{{WordRemoved, n}, {WordAdded, m}}, true
+		return []edit{{WordRemoved, n}, {WordAdded, m}}, 0, true
 	}
 	limit := min(n+m, maxEdits)
 	off := limit + 1
@@ -139,14 +157,14 @@ func myers(a, b []int32) ([]edit, bool) {
 			work++
 			v[off+k] = int32(x)
 			if x >= n && y >= m {
-				return backtrack(trace, n, m), true
+				return backtrack(trace, n, m), work, true
 			}
 		}
-		if work > maxDiffWork {
-			return nil, false
+		if work > budget {
+			return nil, work, false
 		}
 	}
-	return nil, false
+	return nil, work, false
 }
 
 // backtrack walks the saved frontiers from (n, m) back to the origin and
