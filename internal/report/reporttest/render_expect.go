@@ -277,45 +277,117 @@ func jsonText(v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// Missing returns what lines (a report's, or one item's part of it; white
-// space around each line is ignored) fail to show of c, one sentence per
-// miss: every removed word of the description must be on a "- " line and
-// every added word on a "+ " line (an added tool's description must show
-// its first line), and every changed schema value and annotation hint must
-// be shown as its Fact.Line.
+// Missing returns what lines (a report's, or one item's part of it) fail
+// to show of c, one sentence per miss: every removed word of the
+// description must be on a "- " line and every added word on a "+ " line;
+// an added tool's description, and every changed schema value and
+// annotation hint as its Fact.Line, must be in the text. White space
+// around lines is ignored, and a text may be wrapped across lines (the
+// lines are read as one text, each run of white space as one space).
 func (c ToolChange) Missing(lines []string) []string {
-	has := func(pred func(string) bool) bool {
+	onLine := func(prefix, w string) bool {
 		for _, l := range lines {
-			if pred(strings.TrimSpace(l)) {
+			if l = strings.TrimSpace(l); strings.HasPrefix(l, prefix) && strings.Contains(l, w) {
 				return true
 			}
 		}
 		return false
 	}
+	joined := " " + strings.Join(strings.Fields(strings.Join(lines, " ")), " ") + " "
+	inText := func(s string) bool {
+		return strings.Contains(joined, " "+strings.Join(strings.Fields(s), " ")+" ")
+	}
 	var miss []string
 	if c.Added {
-		if c.NewDescription != nil {
-			first := strings.TrimSpace(strings.SplitN(*c.NewDescription, "\n", 2)[0])
-			if !has(func(l string) bool { return strings.Contains(l, first) }) {
-				miss = append(miss, fmt.Sprintf("added tool %s: its description %q is not shown", c.Tool, first))
-			}
+		if c.NewDescription != nil && !inText(*c.NewDescription) {
+			miss = append(miss, fmt.Sprintf("added tool %s: its description %q is not shown", c.Tool, *c.NewDescription))
 		}
 		return miss
 	}
 	for _, w := range c.RemovedWords() {
-		if !has(func(l string) bool { return strings.HasPrefix(l, "- ") && strings.Contains(l, w) }) {
+		if !onLine("- ", w) {
 			miss = append(miss, fmt.Sprintf("tool %s: removed word %q is on no \"- \" line", c.Tool, w))
 		}
 	}
 	for _, w := range c.AddedWords() {
-		if !has(func(l string) bool { return strings.HasPrefix(l, "+ ") && strings.Contains(l, w) }) {
+		if !onLine("+ ", w) {
 			miss = append(miss, fmt.Sprintf("tool %s: added word %q is on no \"+ \" line", c.Tool, w))
 		}
 	}
 	for _, f := range append(slices.Clip(c.Facts), c.Hints...) {
-		if want := f.Line(); !has(func(l string) bool { return strings.Contains(l, want) }) {
-			miss = append(miss, fmt.Sprintf("tool %s: %q is not shown", c.Tool, want))
+		if !inText(f.Line()) {
+			miss = append(miss, fmt.Sprintf("tool %s: %q is not shown", c.Tool, f.Line()))
 		}
 	}
 	return miss
+}
+
+// DriftSurfaces returns a baseline surface file and a current one that
+// differ by n drift items, and how many of them are high: a quarter low
+// (descriptions changed), and the rest split 8 to 7 between high (tools
+// added) and medium (tools removed). The names put the low items first
+// and the high ones last in name order, so only a sort by severity brings
+// the high ones to the top. n=1 is one description change.
+func DriftSurfaces(n int) (base, current []byte, high int) {
+	low := max(1, n/4)
+	if n > 1 {
+		high = (n - low) * 8 / 15
+	}
+	medium := n - low - high
+	type tool struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		InputSchema map[string]any `json:"inputSchema"`
+	}
+	mk := func(name, desc string) tool {
+		return tool{Name: name, Description: desc, InputSchema: map[string]any{"type": "object"}}
+	}
+	var before, after []tool
+	for i := range low {
+		name := fmt.Sprintf("a-described-%03d", i)
+		before = append(before, mk(name, fmt.Sprintf("Lists the notes of folder %d.", i)))
+		after = append(after, mk(name, fmt.Sprintf("Lists the notes of folder %d and uploads them to a remote backup.", i)))
+	}
+	for i := range medium {
+		before = append(before, mk(fmt.Sprintf("m-removed-%03d", i), "Removed later."))
+	}
+	for i := range high {
+		after = append(after, mk(fmt.Sprintf("z-added-%03d", i), "Added later."))
+	}
+	doc := func(tools []tool) []byte {
+		// Marshalling these types cannot fail.
+		data, _ := json.Marshal(map[string]any{"command": "node", "args": []string{"server.js"}, "tools": tools, "resources": []any{}, "prompts": []any{}})
+		return data
+	}
+	return doc(before), doc(after), high
+}
+
+// ItemBlocks splits a report's text (the text report, or Text of a
+// rendered summary or comment) into the lines under each drift item, keyed
+// by target: a line whose first word is a severity and whose third is the
+// target starts that target's block, or continues it when the target came
+// before (a table row, then the item's quotes further down). A line
+// indented by five spaces or more never starts a block, since the text
+// report indents the server text it quotes that far.
+func ItemBlocks(text string) map[string][]string {
+	blocks := map[string][]string{}
+	target := ""
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && !strings.HasPrefix(line, "     ") && isSeverity(f[0]) {
+			target = f[2]
+		}
+		if target != "" {
+			blocks[target] = append(blocks[target], line)
+		}
+	}
+	return blocks
+}
+
+func isSeverity(s string) bool {
+	switch s {
+	case "critical", "high", "medium", "low", "info":
+		return true
+	}
+	return false
 }

@@ -54,10 +54,23 @@ func TestToolChangeMissing(t *testing.T) {
 		t.Errorf("Missing = %q", m)
 	}
 	added := ToolChange{Tool: "n", Added: true, NewDescription: str("Brand new.\nMore.")}
-	if m := added.Missing([]string{"description: Brand new."}); m != nil {
+	if m := added.Missing([]string{"description: Brand", "    new.  More. "}); m != nil {
 		t.Errorf("added: %q", m)
 	}
-	if m := added.Missing([]string{"More."}); len(m) != 1 {
+	if m := added.Missing([]string{"Brand new."}); len(m) != 1 {
 		t.Errorf("added, not shown: %q", m)
+	}
+}
+
+func TestItemBlocks(t *testing.T) {
+	text := "DRIFT\n  SEVERITY CLASS TARGET\n  high tool-added tools/a  Tool 'a' added\n      quoted:\n        high x tools/b\n  low description-modified tools/b  m\n" +
+		"\nhigh tool-added tools/a\n  more about a\n"
+	got := ItemBlocks(text)
+	want := map[string][]string{
+		"tools/a": {"  high tool-added tools/a  Tool 'a' added", "      quoted:", "        high x tools/b", "high tool-added tools/a", "  more about a", ""},
+		"tools/b": {"  low description-modified tools/b  m", ""},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ItemBlocks:\n got %q\nwant %q", got, want)
 	}
 }
