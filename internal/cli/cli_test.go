@@ -133,6 +133,8 @@ func TestFailedPinLeavesLockUntouched(t *testing.T) {
 		t.Fatal(errs)
 	}
 	before, _ := os.ReadFile(lockPath)
+	snapPath := filepath.Join(dir, "warden.surface.json")
+	snapBefore, _ := os.ReadFile(snapPath)
 	code, _, errs := run(t, "pin", "--lock", lockPath, "--", filepath.Join(dir, "no-such-server"))
 	if code != ExitError || !strings.Contains(errs, "command not found") {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -141,8 +143,12 @@ func TestFailedPinLeavesLockUntouched(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Fatal("a failed pin changed the existing lock")
 	}
+	if snapAfter, _ := os.ReadFile(snapPath); len(snapBefore) == 0 || !bytes.Equal(snapBefore, snapAfter) {
+		t.Fatal("a failed pin changed the existing snapshot")
+	}
+	// The lock and its snapshot, nothing else.
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
+	if len(entries) != 2 {
 		t.Fatalf("leftover files: %v", entries)
 	}
 }

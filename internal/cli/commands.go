@@ -124,6 +124,8 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	approver := fs.String("approver", env.Getenv("WARDEN_APPROVER"), "approver `ID` recorded with --approve (default $WARDEN_APPROVER)")
 	actor := fs.String("actor", env.Getenv("WARDEN_ACTOR"), "who pins, recorded in pin.pinner (default $WARDEN_ACTOR)")
 	allowSecret := fs.Bool("allow-secret-in-lock", false, "write the lock even if a value it stores verbatim (argv, names, enum values) looks like a secret")
+	noSnapshot := fs.Bool("no-snapshot", false, "write no surface snapshot beside the lock (and remove the old one, which would no longer match)")
+	allowSecretSnap := fs.Bool("allow-secret-in-snapshot", false, "write the surface snapshot even if a string in it looks like a secret")
 	if err := fs.Parse(args); err != nil {
 		return ExitError
 	}
@@ -139,7 +141,8 @@ func runPin(ctx context.Context, env Env, args []string) int {
 			return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
 		}
 		return runPinConfig(ctx, env, &cf, &tf, of, ops.PinOptions{Approve: *approve, Approver: *approver, Actor: *actor,
-			Environment: env.Getenv("WARDEN_ENV"), AllowSecretInLock: *allowSecret})
+			Environment: env.Getenv("WARDEN_ENV"), AllowSecretInLock: *allowSecret,
+			NoSnapshot: *noSnapshot, AllowSecretInSnapshot: *allowSecretSnap})
 	}
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
@@ -161,6 +164,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		Environment:       env.Getenv("WARDEN_ENV"),
 		AllowSecretInLock: *allowSecret,
 		Handed:            env.Secrets,
+
+		NoSnapshot:            *noSnapshot,
+		AllowSecretInSnapshot: *allowSecretSnap,
 	})
 	if err != nil {
 		return fail(env, oneLine(err))
@@ -170,6 +176,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return fail(env, oneLine(err))
 	}
 	if err := printPin(env, of, *lockPath, res); err != nil {
+		return fail(env, oneLine(err))
+	}
+	if err := printSnapshot(env, of, res); err != nil {
 		return fail(env, oneLine(err))
 	}
 	return ExitClean

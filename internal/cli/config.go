@@ -108,6 +108,7 @@ func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags
 	}
 	o.Approve, o.Approver, o.Actor, o.Environment, o.AllowSecretInLock = pin.Approve, pin.Approver, pin.Actor, pin.Environment, pin.AllowSecretInLock
 	o.Handed = env.Secrets
+	o.NoSnapshot, o.AllowSecretInSnapshot = pin.NoSnapshot, pin.AllowSecretInSnapshot
 	runs, err := ops.PinConfig(ctx, o)
 	if err != nil {
 		return fail(env, oneLine(err))

@@ -22,7 +22,9 @@ func (e *SecretError) Error() string {
 	return fmt.Sprintf("refusing to write a surface snapshot that would store a secret verbatim: %s; re-run with --allow-secret-in-snapshot if the value is not secret, or with --no-snapshot to write no snapshot", strings.Join(e.Where, "; "))
 }
 
-// Screen scans every string of the snapshot text doc (keys included) with
+// Screen scans every string of the snapshot text doc (keys included),
+// but for the launch identity, which the lock stores and screens itself,
+// with
 // the vendor patterns of the secret scanner, as a pin screens its lock
 // (the entropy rule left out: hex identifiers in enums are not secrets),
 // and, when handed is not nil, for values handed to the server (handed
@@ -38,7 +40,15 @@ func Screen(doc []byte, handed func(string) bool) error {
 		return fmt.Errorf("screen surface snapshot: %w", err)
 	}
 	w := &walker{handed: handed}
-	w.walk(jsonv.Path{}, v)
+	for _, m := range v.Members {
+		switch m.Key {
+		case "command", "args", "url":
+			// The launch identity is the lock's too, screened (and let
+			// through by --allow-secret-in-lock) where the lock is.
+		default:
+			w.walk(jsonv.Path{}.Key(m.Key), m.Value)
+		}
+	}
 	if len(w.where) == 0 {
 		return nil
 	}

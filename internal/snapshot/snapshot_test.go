@@ -229,9 +229,13 @@ func TestScreen(t *testing.T) {
 	if err := Screen(Marshal(sampleSurface(t, sample)), nil); err != nil {
 		t.Fatalf("clean: %v", err)
 	}
-	handed := func(v string) bool { return v == "--flag" }
-	if err := Screen(Marshal(sampleSurface(t, sample)), handed); err == nil || !strings.Contains(err.Error(), "$.args[1] (a value handed") {
+	handed := func(v string) bool { return v == "d" }
+	if err := Screen(Marshal(sampleSurface(t, sample)), handed); err == nil || !strings.Contains(err.Error(), "$.prompts[0].description (a value handed") {
 		t.Fatalf("handed: %v", err)
+	}
+	// The launch is the lock's to screen.
+	if err := Screen(Marshal(sampleSurface(t, strings.Replace(sample, `"--flag"`, `"`+secret+`"`, 1))), func(v string) bool { return v == "--flag" }); err != nil {
+		t.Fatalf("launch screened: %v", err)
 	}
 }
 
