@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
@@ -175,15 +176,50 @@ func (c *toolCtx) schemaItem(e *Explanation, it drift.Item, output, both bool) {
 	d := c.diff(output)
 	cs := d.changes
 	if path != "" {
-		if rel := c.relevant(d, it, path, output); len(rel) > 0 {
+		if rel := c.own(it, path, output); len(rel) > 0 {
+			cs = rel
+		} else if rel := c.relevant(d, it, path, output); len(rel) > 0 {
 			cs = rel
 		}
 	}
 	e.Paths, e.PathsOmitted = capChanges(cs, d.total)
+	if e.PathsOmitted < 0 {
+		e.PathsOmitted = 0
+	}
 	e.PathsIncomplete = d.incomplete
 	if isEnumClass(it.Class) && path != "" {
 		e.Enum = enumChange(path, c.enumOf(output, false, path), c.enumOf(output, true, path))
 	}
+}
+
+// own returns the changes of the node a skeleton path names, found at the
+// same raw path on both sides (or on one side only): its own keywords,
+// and for a change of the required flag its parent's "required". It is
+// nil when the two sides place the node differently (a $ref moved), for
+// relevant to sort out from the whole diff.
+func (c *toolCtx) own(it drift.Item, path string, output bool) []valueChange {
+	bs, bn := c.loc.locate(c.schema(output, false), path)
+	as, an := c.loc.locate(c.schema(output, true), path)
+	segs := as
+	switch {
+	case bn == nil && an == nil:
+		return nil
+	case an == nil:
+		segs = bs
+	case bn != nil && !slices.Equal(bs, as):
+		return nil
+	}
+	out := diffOwn(segs, bn, an).changes
+	if requiredClass(it) && len(segs) >= 2 && segs[len(segs)-2] == "properties" {
+		parent := append(append([]string(nil), segs[:len(segs)-2]...), "required")
+		get := func(after bool) *jsonv.Value {
+			return c.loc.member(c.loc.nodeAt(c.schema(output, after), segs[:len(segs)-2]), "required")
+		}
+		if d := diffUnder(parent, get(false), get(true)); len(d.changes) > 0 {
+			out = append(d.changes, out...)
+		}
+	}
+	return out
 }
 
 func isEnumClass(class string) bool {
@@ -457,6 +493,25 @@ func (l *locator) pointer(root *jsonv.Value, ref string) ([]string, *jsonv.Value
 		return nil, nil
 	}
 	return segs, cur
+}
+
+// nodeAt returns the node at raw path segments from root, or nil.
+func (l *locator) nodeAt(root *jsonv.Value, segs []string) *jsonv.Value {
+	cur := root
+	for _, seg := range segs {
+		if cur == nil || !l.charge(1) {
+			return nil
+		}
+		switch cur.Kind {
+		case jsonv.Object:
+			cur = l.member(cur, seg)
+		case jsonv.Array:
+			cur = indexItem(cur, seg)
+		default:
+			return nil
+		}
+	}
+	return cur
 }
 
 func indexItem(arr *jsonv.Value, seg string) *jsonv.Value {

@@ -36,6 +36,10 @@ type valueDiff struct {
 	stack      []string
 	// byPath indexes changes in path order (see under), made on first use.
 	byPath []int
+	// own, when set, keeps the walk out of the "properties" and "items"
+	// of the node it starts at: only that node's own keywords count.
+	own bool
+	top int
 }
 
 // diffValues lists the paths whose values differ between a and b, nil
@@ -55,9 +59,22 @@ func diffUnder(segs []string, a, b *jsonv.Value) *valueDiff {
 	return d
 }
 
+// diffOwn is diffUnder of two schema nodes' own keywords: not their
+// child properties or items, which have paths (and items) of their own.
+func diffOwn(segs []string, a, b *jsonv.Value) *valueDiff {
+	d := &valueDiff{stack: append([]string(nil), segs...), own: true, top: len(segs)}
+	d.walk(a, b)
+	return d
+}
+
+// skip reports whether a member is a child schema diffOwn leaves out.
+func (d *valueDiff) skip(key string) bool {
+	return d.own && len(d.stack) == d.top && (key == "properties" || key == "items")
+}
+
 // MaxPathBytes bounds a PathChange's path (its keys are server text);
 // a longer path is cut and its change marked Clipped.
-const MaxPathBytes = 400
+const MaxPathBytes = 1024
 
 // pathText renders the current path: JSON Pointer segments (with ~0 and
 // ~1 escapes) joined by "/", without the leading "/"; "" is the root. It
@@ -139,6 +156,9 @@ func (d *valueDiff) walkChildren(a, b *jsonv.Value) {
 		if d.incomplete {
 			return
 		}
+		if d.skip(m.Key) {
+			continue
+		}
 		d.stack = append(d.stack, m.Key)
 		d.walk(m.Value, bm.get(m.Key))
 		d.stack = d.stack[:len(d.stack)-1]
@@ -148,7 +168,7 @@ func (d *valueDiff) walkChildren(a, b *jsonv.Value) {
 		if d.incomplete {
 			return
 		}
-		if am.has(m.Key) {
+		if am.has(m.Key) || d.skip(m.Key) {
 			continue
 		}
 		d.stack = append(d.stack, m.Key)
