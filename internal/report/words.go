@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/explain"
@@ -329,8 +330,32 @@ func fenceFor(lines []string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
+// fenceSafe makes a line of server text safe inside a fenced code block:
+// as TerminalSafe, every control character, line or paragraph separator,
+// bidirectional override and other invisible rune is written as a Go
+// escape and an invalid byte as \xNN, but a backslash is left as it is, so
+// the JSON text of a value reads exactly as the server wrote it.
+func fenceSafe(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
+}
+
 // fencedQuote renders one quote in Markdown: warden's label as a line of
-// its own, then the server's lines, each made TerminalSafe (so no control
+// its own, then the server's lines, each made fenceSafe (so no control
 // character, line separator or bidirectional override survives), in a
 // fenced code block that none of them can close. Inside a fence Markdown
 // and HTML are not parsed and GitHub links no reference or mention, so the
@@ -339,7 +364,7 @@ func fenceFor(lines []string) string {
 func fencedQuote(b *strings.Builder, q quote, lim quoteLimits) {
 	lines := boundedLines(q, lim)
 	for i, l := range lines {
-		lines[i] = TerminalSafe(l)
+		lines[i] = fenceSafe(l)
 	}
 	fence := fenceFor(lines)
 	info := "text"
