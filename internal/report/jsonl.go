@@ -1,11 +1,13 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/pyfmt"
@@ -66,4 +68,68 @@ func WriteJSONL(w io.Writer, findings []lock.Finding, items []drift.Item) error 
 		return fmt.Errorf("write JSON lines: %w", err)
 	}
 	return nil
+}
+
+// JSONLOptions are the optional members of the --json drift records. The
+// reference's members are never changed; these come after them.
+type JSONLOptions struct {
+	// Launch, when set, goes beside the server-identity record as
+	// JSONLWithLaunch puts it.
+	Launch *LaunchChange
+	// Explanations, parallel to the drift items (or nil, or shorter), give
+	// each drift record whose explanation is not empty an "explanation"
+	// member: the explain.Explanation's JSON form. Its strings are server
+	// text, already clipped by package explain (texts to
+	// explain.MaxTextBytes, values to explain.MaxValueBytes, with the
+	// clipped and omitted members saying so), and are written JSON-escaped.
+	Explanations []explain.Explanation
+}
+
+// JSONLWith is JSONL with the members opts asks for.
+func JSONLWith(findings []lock.Finding, items []drift.Item, opts JSONLOptions) (string, error) {
+	recs := records(findings, items)
+	var b strings.Builder
+	for i, rec := range recs {
+		if j := i - len(findings); j >= 0 {
+			if opts.Launch != nil && items[j].Class == drift.ClassServerIdentity {
+				rec.Members = append(rec.Members, jsonv.M("launch", launchJSON(opts.Launch)))
+			}
+			if j < len(opts.Explanations) && !opts.Explanations[j].Empty() {
+				v, err := explanationJSON(opts.Explanations[j])
+				if err != nil {
+					return "", fmt.Errorf("drift record %d: %w", j, err)
+				}
+				rec.Members = append(rec.Members, jsonv.M("explanation", v))
+			}
+		}
+		b.WriteString(pyfmt.Dumps(rec, false))
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// WriteJSONLWith writes JSONLWith's text to w.
+func WriteJSONLWith(w io.Writer, findings []lock.Finding, items []drift.Item, opts JSONLOptions) error {
+	text, err := JSONLWith(findings, items, opts)
+	if err != nil {
+		return fmt.Errorf("write JSON lines: %w", err)
+	}
+	if _, err := io.WriteString(w, text); err != nil {
+		return fmt.Errorf("write JSON lines: %w", err)
+	}
+	return nil
+}
+
+// explanationJSON is an explanation as a JSON value, its members named by
+// the type's json tags.
+func explanationJSON(e explain.Explanation) (*jsonv.Value, error) {
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode explanation: %w", err)
+	}
+	v, err := jsonv.Parse(raw, jsonv.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("encode explanation: %w", err)
+	}
+	return v, nil
 }
