@@ -168,6 +168,11 @@ func TestUpgradeSummaryAndComment(t *testing.T) {
 					t.Logf("%s Markdown:\n%s", place.name, place.markdown)
 				}
 			}
+			if os.Getenv("WARDEN_SCREENSHOT_DIR") != "" {
+				name := strings.ReplaceAll(u.to, "server-", "upgrade-")
+				writePages(t, chromium(), []page{{name + "-summary", rv.summaryHTML}, {name + "-comment", rv.commentHTML},
+					{name + "-comment-expanded", strings.ReplaceAll(rv.commentHTML, "<details>", "<details open>")}})
+			}
 			if len(waits) > 0 && !t.Failed() {
 				t.Skipf("all else shown; waiting for:\n%s", strings.Join(waits, "\n"))
 			}
@@ -304,13 +309,14 @@ func TestDrift200WorstFirst(t *testing.T) {
 }
 
 // TestRenderedScreenshots renders the summary and the comment of a
-// 1-change and a 200-change drift as GitHub renders Markdown, checks the
-// first drift row of each in the HTML, and, when chromium is installed,
-// screenshots each page headless and checks the PNG. With
-// WARDEN_SCREENSHOT_DIR set the pages and screenshots are copied there
-// for a person to look at.
+// 1-change and a 200-change drift as GitHub renders Markdown and checks
+// the HTML: the first drift row's severity; for the one description change
+// its old and new words, present in the page but not visible until the
+// server text is expanded. When chromium is installed it screenshots each
+// page headless, as GitHub shows it and with every <details> expanded, and
+// checks the PNGs. With WARDEN_SCREENSHOT_DIR set the pages and
+// screenshots are copied there for a person to look at.
 func TestRenderedScreenshots(t *testing.T) {
-	type page struct{ name, html string }
 	var pages []page
 	for _, c := range []struct {
 		n         int
@@ -320,6 +326,10 @@ func TestRenderedScreenshots(t *testing.T) {
 		// directory the harness moves into.
 		t.Run(fmt.Sprintf("%d changes", c.n), func(t *testing.T) {
 			base, current, _ := reporttest.DriftSurfaces(c.n)
+			changes, err := reporttest.UpgradeChanges(base, current)
+			if err != nil {
+				t.Fatal(err)
+			}
 			rv := surfaceReview(t, base, current)
 			for _, p := range []page{
 				{fmt.Sprintf("summary-%d", c.n), rv.summaryHTML},
@@ -329,58 +339,90 @@ func TestRenderedScreenshots(t *testing.T) {
 				if len(tables) == 0 || len(tables[0].severities) == 0 || tables[0].severities[0] != c.wantFirst {
 					t.Errorf("%s: the first drift table %+v does not start with a %s row", p.name, tables[:min(1, len(tables))], c.wantFirst)
 				}
-				pages = append(pages, page{p.name, reporttest.Page("warden "+p.name, p.html)})
+				if c.n == 1 {
+					text, visible := reporttest.Text(p.html), reporttest.Visible(p.html)
+					for _, m := range changes[0].Missing(strings.Split(text, "\n")) {
+						t.Errorf("%s: %s", p.name, m)
+					}
+					if strings.Contains(visible, "uploads") || !strings.Contains(visible, "Server-controlled") {
+						t.Errorf("%s: the server's words are not collapsed under a server-controlled label:\n%s", p.name, visible)
+					}
+				}
+				pages = append(pages, p, page{p.name + "-expanded", strings.ReplaceAll(p.html, "<details>", "<details open>")})
 			}
 		})
 	}
-	if len(pages) != 4 {
-		t.Fatalf("%d pages rendered, want 4", len(pages))
+	if len(pages) != 8 {
+		t.Fatalf("%d pages rendered, want 8", len(pages))
 	}
-	dir := t.TempDir()
-	for _, p := range pages {
-		if err := os.WriteFile(filepath.Join(dir, p.name+".html"), []byte(p.html), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
+	browser := chromium()
 	if browser == "" {
 		t.Skip("chromium is not installed (apt-get install chromium): the HTML was checked, no screenshot taken")
 	}
-	for _, p := range pages {
-		png := filepath.Join(dir, p.name+".png")
-		screenshot(t, browser, filepath.Join(dir, p.name+".html"), png)
-		data, err := os.ReadFile(png)
+	for _, p := range writePages(t, browser, pages) {
+		data, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatalf("%s: no screenshot: %v", p.name, err)
+			t.Fatalf("no screenshot: %v", err)
 		}
 		w, h, ok := pngSize(data)
 		if !ok || w != 1280 || h != 2000 || len(data) < 20<<10 {
-			t.Errorf("%s: screenshot is %dx%d, %d bytes (PNG %v); want 1280x2000 and more than 20 KiB", p.name, w, h, len(data), ok)
+			t.Errorf("%s: screenshot is %dx%d, %d bytes (PNG %v); want 1280x2000 and more than 20 KiB", p, w, h, len(data), ok)
+		}
+	}
+}
+
+// page is one rendered report: a name for its files, and its HTML body.
+type page struct{ name, html string }
+
+// chromium returns the path of an installed chromium, or "".
+func chromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// writePages writes each page as a standalone HTML file under a temporary
+// directory and, when browser is set, screenshots it; it returns the
+// screenshots' paths. With WARDEN_SCREENSHOT_DIR set, the files are copied
+// there too.
+func writePages(t *testing.T, browser string, pages []page) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var pngs []string
+	for _, p := range pages {
+		htmlPath := filepath.Join(dir, p.name+".html")
+		if err := os.WriteFile(htmlPath, []byte(reporttest.Page("warden "+p.name, p.html)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if browser != "" {
+			png := filepath.Join(dir, p.name+".png")
+			screenshot(t, browser, htmlPath, png)
+			pngs = append(pngs, png)
 		}
 	}
 	if out := os.Getenv("WARDEN_SCREENSHOT_DIR"); out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range pages {
-			for _, ext := range []string{".html", ".png"} {
-				data, err := os.ReadFile(filepath.Join(dir, p.name+ext))
-				if err == nil {
-					err = os.WriteFile(filepath.Join(out, p.name+ext), data, 0o644)
-				}
-				if err != nil {
-					t.Error(err)
-				}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(out, e.Name()), data, 0o644)
+			}
+			if err != nil {
+				t.Error(err)
 			}
 		}
 		t.Logf("pages and screenshots copied to %s", out)
 	}
+	return pngs
 }
 
 // screenshot has headless chromium render page into png at 1280x2000.
