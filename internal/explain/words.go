@@ -20,7 +20,7 @@ const (
 	// maxItemsWordWork bounds the word diffs of one Items call together,
 	// so that a thousand hostile descriptions cost no more than a few
 	// bounded ones; past it each diff is one removal and one addition.
-	maxItemsWordWork = 1 << 26
+	maxItemsWordWork = 1 << 25
 )
 
 // Words returns the word-level diff from old to new: runs of WordSame,
@@ -132,6 +132,10 @@ func myers(a, b []int32, budget int) ([]edit, int, bool) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
 		return []edit{{WordRemoved, n}, {WordAdded, m}}, 0, true
+	}
+	if n-m > maxEdits || m-n > maxEdits {
+		// At least |n-m| edits: over the bound before a step is taken.
+		return nil, 0, false
 	}
 	limit := min(n+m, maxEdits)
 	off := limit + 1

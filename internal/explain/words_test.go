@@ -215,3 +215,21 @@ func BenchmarkWords(b *testing.B) {
 		}
 	})
 }
+
+// TestWordsBudget: a spent budget gives the coarse diff, still exact, and
+// a diff spends what it uses.
+func TestWordsBudget(t *testing.T) {
+	old, new := "a b c d e", "a x c y e"
+	budget := 0
+	if got := words(old, new, &budget); len(got) != 4 || got[1].Op != WordRemoved || got[1].Text != "b c d" || got[2].Text != "x c y" {
+		t.Errorf("spent budget: %+v", got)
+	}
+	budget = 1000
+	got := words(old, new, &budget)
+	if budget >= 1000 || len(got) != 7 {
+		t.Errorf("budget left %d, diff %+v", budget, got)
+	}
+	if o, n := spell(got); o != old || n != new {
+		t.Errorf("spells %q, %q", o, n)
+	}
+}
