@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
@@ -140,6 +141,7 @@ func runCheckConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFla
 // server — and returns the worst exit code over the servers.
 func reportConfig(env Env, of outputFlags, mode string, runs []ops.ServerRun) int {
 	reports := ops.ServerReports(mode, runs, nil, func(lockPath string) report.SARIFOptions { return sarifOptions(env, lockPath) })
+	explainReports(reports, runs)
 	if of.sarif != "" {
 		var buf bytes.Buffer
 		if err := report.WriteServerSARIF(&buf, reports); err != nil {
@@ -179,4 +181,15 @@ func sarifOptions(env Env, lockPath string) report.SARIFOptions {
 		o.Lines = report.IndexLock(text)
 	}
 	return o
+}
+
+// explainReports gives each checked server's report the words behind its
+// drift items. reports are ops.ServerReports(…, runs, …): one per run, in
+// order.
+func explainReports(reports []report.ServerReport, runs []ops.ServerRun) {
+	for i, run := range runs {
+		if i < len(reports) && run.Check != nil && len(run.Check.Drift) > 0 {
+			reports[i].Explanations = explain.Items(run.Check.Drift, run.Check.BaselineSurface, run.Check.CurrentSurface)
+		}
+	}
 }

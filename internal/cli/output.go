@@ -5,11 +5,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/wardenlock/warden/internal/action"
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
@@ -62,10 +61,13 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 			return err
 		}
 	}
+	// The words behind each item: from the snapshot beside the lock and
+	// the surface just checked (the current side alone without a snapshot).
+	expls := explain.Items(res.Drift, res.BaselineSurface, res.CurrentSurface)
 	if of.json {
 		return report.WriteJSONLWithLaunch(env.Stdout, res.Findings, res.Drift, launch)
 	}
-	if err := report.WriteCheckText(env.Stdout, lockPath, res.Drift); err != nil {
+	if err := report.WriteCheckTextExplained(env.Stdout, lockPath, res.Drift, expls); err != nil {
 		return err
 	}
 	if err := report.WriteLaunchText(env.Stdout, launch); err != nil {
@@ -77,8 +79,9 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 	return nil
 }
 
-// printDiff writes the offline comparison: an integrity table ordered by
-// severity, target and class, or "no differences (...)".
+// printDiff writes the offline comparison: a table ordered by severity,
+// class and target, with the words behind each item where the snapshots
+// beside the locks have them, or "no differences (...)".
 func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error {
 	launch := report.NewLaunchChange(res.Drift, res.A, res.B)
 	if of.sarif != "" {
@@ -86,52 +89,17 @@ func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error 
 			return err
 		}
 	}
+	expls := explain.Items(res.Drift, res.ASurface, res.BSurface)
 	if of.json {
 		return report.WriteJSONLWithLaunch(env.Stdout, nil, res.Drift, launch)
 	}
-	header := fmt.Sprintf("%s → %s", sanitize(filepath.Base(a)), sanitize(filepath.Base(b)))
+	if err := report.WriteDiffText(env.Stdout, filepath.Base(a), filepath.Base(b), res.Drift, expls); err != nil {
+		return err
+	}
 	if len(res.Drift) == 0 {
-		_, err := fmt.Fprintf(env.Stdout, "no differences (%s)\n", header)
-		return err
-	}
-	items := append([]drift.Item(nil), res.Drift...)
-	sort.SliceStable(items, func(i, j int) bool {
-		ri, rj := severityRank(items[i].Severity), severityRank(items[j].Severity)
-		if ri != rj {
-			return ri < rj
-		}
-		if items[i].Target != items[j].Target {
-			return items[i].Target < items[j].Target
-		}
-		return items[i].Class < items[j].Class
-	})
-	var w strings.Builder
-	fmt.Fprintf(&w, "%s (%d integrity change(s))\n", header, len(items))
-	for _, it := range items {
-		detail := ""
-		if it.Detail != nil {
-			detail = " — " + *it.Detail
-		}
-		fmt.Fprintf(&w, "  %-8s  %-34s  %s%s\n", it.Severity, it.Class, sanitize(it.Target), sanitize(detail))
-	}
-	if _, err := env.Stdout.Write([]byte(w.String())); err != nil {
-		return err
+		return nil
 	}
 	return report.WriteLaunchText(env.Stdout, launch)
-}
-
-func severityRank(s string) int {
-	switch s {
-	case drift.Critical:
-		return 0
-	case drift.High:
-		return 1
-	case drift.Medium:
-		return 2
-	case drift.Low:
-		return 3
-	}
-	return 4
 }
 
 // runAction is the GitHub Action entrypoint (action.yml: args ["action"]).
