@@ -141,8 +141,26 @@ func TestUpgradeTextReport(t *testing.T) {
 					t.Errorf("text report: %s", m)
 				}
 			}
+			// warden diff reads the snapshots beside both locks the same way.
+			code, diffOut, errs := run(t, "diff", lockPath, newLock)
+			if code != ExitClean {
+				t.Fatalf("diff: exit %d\n%s%s", code, diffOut, errs)
+			}
+			diffBlocks := reporttest.ItemBlocks(diffOut)
+			for _, c := range changes {
+				lines, ok := diffBlocks["tools/"+c.Tool]
+				if !ok {
+					t.Errorf("diff: no drift row for tools/%s", c.Tool)
+					continue
+				}
+				for _, m := range c.Missing(lines) {
+					if _, ok := waitingFor[m]; !ok {
+						t.Errorf("diff: %s", m)
+					}
+				}
+			}
 			if t.Failed() {
-				t.Logf("report:\n%s", out)
+				t.Logf("report:\n%s\ndiff:\n%s", out, diffOut)
 			}
 			if len(waits) > 0 && !t.Failed() {
 				t.Skipf("all else shown; waiting for:\n%s", strings.Join(waits, "\n"))
@@ -152,8 +170,8 @@ func TestUpgradeTextReport(t *testing.T) {
 }
 
 // TestUpgradeTamperedSnapshot: a snapshot whose one description was edited
-// after the pin no longer matches its lock, and check refuses it (exit 2,
-// one line) before any report, for a real release's snapshot.
+// after the pin no longer matches its lock, and check and diff refuse it
+// (exit 2, one line) before any report, for a real release's snapshot.
 func TestUpgradeTamperedSnapshot(t *testing.T) {
 	from := npmPackage(t, "server-everything-2025.11.25")
 	dir := t.TempDir()
@@ -176,6 +194,7 @@ func TestUpgradeTamperedSnapshot(t *testing.T) {
 	for _, args := range [][]string{
 		append([]string{"check", "--lock", lockPath, "--"}, argv...),
 		append([]string{"check", "--lock", lockPath, "--json", "--"}, argv...),
+		{"diff", lockPath, lockPath, "--exit-code"},
 	} {
 		code, out, errs := run(t, args...)
 		if code != ExitError {
