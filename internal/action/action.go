@@ -28,6 +28,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/ops"
@@ -314,8 +315,11 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	}); err != nil {
 		return r.fail(err)
 	}
+	// The words behind each item, for the log, the summary and the
+	// comment only: SARIF and annotations stay hash-level.
+	expls := explain.Items(res.Drift, res.BaselineSurface, res.CurrentSurface)
 	if err := r.quietly(func(w io.Writer) error {
-		if err := report.WriteCheckText(w, r.display(r.lockAbs), res.Drift); err != nil {
+		if err := report.WriteCheckTextExplained(w, r.display(r.lockAbs), res.Drift, expls); err != nil {
 			return err
 		}
 		return report.WriteLaunchText(w, launch)
@@ -325,7 +329,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	summary := report.Summary{
 		Mode: ModeCheck, Verdict: verdict,
 		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
-		Findings: res.Findings, Drift: res.Drift,
+		Findings: res.Findings, Drift: res.Drift, Explanations: expls,
 		BaselineDigest: baseline, CurrentDigest: current,
 		Launch: launch,
 	}
@@ -342,7 +346,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if err := r.finish(summary, code, len(res.Drift), current); err != nil {
 		return r.fail(err)
 	}
-	r.comment(verdict, res.Drift, "")
+	r.comment(verdict, res.Drift, expls, "")
 	return code
 }
 
@@ -502,7 +506,7 @@ func (r *runner) fail(err error) int {
 	}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
-	r.comment(report.VerdictError, nil, text)
+	r.comment(report.VerdictError, nil, nil, text)
 	return ExitError
 }
 

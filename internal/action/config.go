@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/clientconfig"
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
@@ -94,6 +95,14 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 		lines[lockPath] = idx
 		return report.SARIFOptions{Version: r.version, ArtifactURI: report.ArtifactURI(lockPath, r.workspace), Lines: idx}
 	})
+	// The words behind each server's drift, for the log and the summary
+	// only: SARIF and annotations stay hash-level. reports are one per run,
+	// in order.
+	for i, run := range runs {
+		if i < len(reports) && run.Check != nil && len(run.Check.Drift) > 0 {
+			reports[i].Explanations = explain.Items(run.Check.Drift, run.Check.BaselineSurface, run.Check.CurrentSurface)
+		}
+	}
 	counts := report.CountServers(reports)
 	// A server that failed has no run in the SARIF file, and an upload
 	// without a category's run closes that category's open alerts: with

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
@@ -201,6 +202,9 @@ func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) (*re
 	}
 	c.State = report.LockChanged
 	c.Items = res.Drift
+	// The words of a re-pin, from the snapshots beside the two locks (the
+	// head's current side alone while the base has none).
+	c.Explanations = explain.Items(res.Drift, res.ASurface, res.BSurface)
 	c.BaseDigest, c.HeadDigest = res.A.OverallDigest, res.B.OverallDigest
 	setApproval(c, res.B)
 	return c, nil
@@ -345,7 +349,7 @@ func (r *runner) writeCandidate(res *ops.CheckResult) {
 // run with nothing to say edits an existing comment (so it no longer
 // reports drift) and creates none. API failures are warnings; the exit
 // code never depends on them.
-func (r *runner) comment(verdict string, items []drift.Item, errText string) {
+func (r *runner) comment(verdict string, items []drift.Item, expls []explain.Explanation, errText string) {
 	rv := r.review
 	if rv == nil || rv.api == nil || ops.Cancelled(rv.ctx) != nil {
 		return
@@ -353,7 +357,7 @@ func (r *runner) comment(verdict string, items []drift.Item, errText string) {
 	ctx, cancel := context.WithTimeout(rv.ctx, commentTimeout)
 	defer cancel()
 	c := report.Comment{
-		LockPath: r.display(r.lockAbs), Verdict: verdict, Drift: items, Error: errText,
+		LockPath: r.display(r.lockAbs), Verdict: verdict, Drift: items, Explanations: expls, Error: errText,
 		LockChanges: rv.changes, CandidateLock: r.display(r.candidateAbs),
 		HeadSHA: rv.event.HeadSHA, RunURL: r.runURL(),
 	}
