@@ -312,7 +312,8 @@ func (c *toolCtx) currentSchema(e *Explanation, it drift.Item, path string, outp
 	}
 	d := diffUnder(segs, nil, node)
 	if path != "" {
-		d.changes = d.under([]string{joinPath(segs)})
+		// The node's own keywords: its children have items of their own.
+		d = diffOwn(segs, nil, node)
 	}
 	e.Paths, e.PathsOmitted = capChanges(d.changes, d.total)
 	e.PathsIncomplete = d.incomplete
