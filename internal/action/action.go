@@ -383,6 +383,9 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		Version: r.version, Actor: actor, Environment: environment,
 		AllowSecretInLock: r.in.AllowSecretInLock,
 		Handed:            r.secrets,
+
+		NoSnapshot:            !r.in.Snapshot,
+		AllowSecretInSnapshot: r.in.AllowSecretInSnapshot,
 	})
 	resume()
 	if err != nil {

@@ -77,6 +77,7 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 			o.Environment = "github-actions"
 		}
 		o.AllowSecretInLock = r.in.AllowSecretInLock
+		o.NoSnapshot, o.AllowSecretInSnapshot = !r.in.Snapshot, r.in.AllowSecretInSnapshot
 		runs, err = ops.PinConfig(ctx, o)
 	} else {
 		runs, err = ops.CheckConfig(ctx, o)

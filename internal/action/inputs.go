@@ -74,6 +74,14 @@ type Inputs struct {
 	// AllowSecretInLock lets pin write a lock that stores a secret-looking
 	// value verbatim (see ops.StoredSecretError).
 	AllowSecretInLock bool
+	// Snapshot writes the surface snapshot beside the lock a pin writes
+	// and beside the candidate lock of a check (true unless the snapshot
+	// input is false). A check verifies the snapshot beside its lock
+	// whatever this says.
+	Snapshot bool
+	// AllowSecretInSnapshot lets pin write a snapshot in which the secret
+	// screen finds a secret (see snapshot.SecretError).
+	AllowSecretInSnapshot bool
 	// Comment keeps warden's comment on the pull request up to date
 	// (check mode); GitHubToken is the token it uses. CandidateLock is
 	// where a check writes the captured lock on drift, as given (empty:
@@ -121,6 +129,23 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 		in.AllowSecretInLock = true
 	default:
 		return in, fmt.Errorf("input allow-secret-in-lock: %q is not true or false", v)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(get("snapshot"))); v {
+	case "", "true":
+		in.Snapshot = true
+	case "false":
+	default:
+		return in, fmt.Errorf("input snapshot: %q is not true or false", v)
+	}
+	switch v := strings.ToLower(strings.TrimSpace(get("allow-secret-in-snapshot"))); v {
+	case "", "false":
+	case "true":
+		if in.Mode != ModePin {
+			return in, errors.New("input allow-secret-in-snapshot: only used with mode: pin")
+		}
+		in.AllowSecretInSnapshot = true
+	default:
+		return in, fmt.Errorf("input allow-secret-in-snapshot: %q is not true or false", v)
 	}
 
 	cmd, url := strings.TrimSpace(get("server-cmd")), strings.TrimSpace(get("server-url"))

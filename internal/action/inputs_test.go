@@ -125,7 +125,7 @@ func TestParseInputs(t *testing.T) {
 	}{
 		{"defaults", map[string]string{"server-cmd": "./server"}, func(t *testing.T, in Inputs) {
 			want := Inputs{Mode: ModeCheck, Argv: []string{"./server"}, Lock: "warden.lock", SARIF: "warden.sarif",
-				Timeout: 30 * time.Second, MaxPages: 256, MaxItems: capture.DefaultMaxItems, Protocol: capture.ProtocolAuto, WorkDirInput: "."}
+				Timeout: 30 * time.Second, MaxPages: 256, MaxItems: capture.DefaultMaxItems, Protocol: capture.ProtocolAuto, WorkDirInput: ".", Snapshot: true}
 			if !reflect.DeepEqual(in, want) {
 				t.Errorf("got %+v\nwant %+v", in, want)
 			}
@@ -137,7 +137,7 @@ func TestParseInputs(t *testing.T) {
 		}, func(t *testing.T, in Inputs) {
 			want := Inputs{Mode: ModePin, URL: "https://mcp.example.com/mcp", Headers: []string{"Authorization: Bearer ${T}"},
 				Lock: "locks/a.lock", SARIF: "out/a.sarif", Timeout: 2500 * time.Millisecond, MaxPages: 10, MaxItems: 500, Protocol: capture.ProtocolModern,
-				WorkDirInput: "sub", Approver: "octocat"}
+				WorkDirInput: "sub", Approver: "octocat", Snapshot: true}
 			if !reflect.DeepEqual(in, want) {
 				t.Errorf("got %+v\nwant %+v", in, want)
 			}
@@ -293,6 +293,39 @@ func TestReviewCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSnapshotInputs: snapshot is true unless "false"; allow-secret-in-
+// snapshot is pin's; other values are refused naming the input.
+func TestSnapshotInputs(t *testing.T) {
+	get := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	cases := []struct {
+		inputs        map[string]string
+		snapshot      bool
+		allow         bool
+		wantErrSubstr string
+	}{
+		{map[string]string{"server-cmd": "./s"}, true, false, ""},
+		{map[string]string{"server-cmd": "./s", "snapshot": " TRUE "}, true, false, ""},
+		{map[string]string{"server-cmd": "./s", "snapshot": "false"}, false, false, ""},
+		{map[string]string{"server-cmd": "./s", "mode": "pin", "snapshot": "false"}, false, false, ""},
+		{map[string]string{"server-cmd": "./s", "mode": "pin", "allow-secret-in-snapshot": "true"}, true, true, ""},
+		{map[string]string{"server-cmd": "./s", "snapshot": "no"}, false, false, "input snapshot:"},
+		{map[string]string{"server-cmd": "./s", "allow-secret-in-snapshot": "true"}, false, false, "input allow-secret-in-snapshot: only used with mode: pin"},
+		{map[string]string{"server-cmd": "./s", "mode": "pin", "allow-secret-in-snapshot": "1"}, false, false, "input allow-secret-in-snapshot:"},
+	}
+	for _, c := range cases {
+		in, err := ParseInputs(get(c.inputs))
+		if c.wantErrSubstr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErrSubstr) {
+				t.Errorf("%v: error %v, want %q", c.inputs, err, c.wantErrSubstr)
+			}
+			continue
+		}
+		if err != nil || in.Snapshot != c.snapshot || in.AllowSecretInSnapshot != c.allow {
+			t.Errorf("%v: snapshot %v, allow %v, %v", c.inputs, in.Snapshot, in.AllowSecretInSnapshot, err)
+		}
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
+	"github.com/wardenlock/warden/internal/snapshot"
+	"github.com/wardenlock/warden/internal/surface"
 )
 
 // commentTimeout bounds the whole update of the pull-request comment
@@ -139,6 +141,12 @@ func (r *runner) prepareReview(ctx context.Context) error {
 	}
 	changes, err := r.lockChanges(ctx, ev, rv.api)
 	rv.changes = changes
+	// A snapshot that does not match its lock, the base's or the pull
+	// request's, fails the run (exit 2, the error in the comment): it
+	// would show a reviewer words nobody approved.
+	if me := new(snapshot.MismatchError); errors.As(err, &me) {
+		return err
+	}
 	switch {
 	case errors.As(err, new(noBaseSourceError)):
 		// Not a failure: nothing could read the base (no git checkout,
@@ -195,7 +203,16 @@ func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) (*re
 		c.State = report.LockUnchanged
 		return c, nil
 	}
-	res, err := diffBase(ctx, base, r.lockAbs)
+	// The base's snapshot, when it has one, is read the same way and
+	// verified against the base lock by the diff. Not reading it costs
+	// only its words: the items are the same.
+	var baseSnap []byte
+	if data, found, err := r.baseFile(ctx, ev, api, snapshot.Path(r.lockAbs), surface.MaxFileBytes); err != nil {
+		r.warning("the base branch's surface snapshot was not read, so the changes are shown without its words: " + r.relative(err.Error()))
+	} else if found {
+		baseSnap = data
+	}
+	res, err := diffBase(ctx, base, baseSnap, r.lockAbs)
 	if err != nil {
 		c.State, c.Note = report.LockUnread, "compare it with this pull request's lock: "+r.relative(err.Error())
 		return c, err
@@ -220,8 +237,9 @@ func setApproval(c *report.LockChanges, l *lock.Lock) {
 }
 
 // diffBase runs ops.Diff — exactly what `warden diff` runs — on the base
-// lock's bytes (in a private temporary file) and the lock at headPath.
-func diffBase(ctx context.Context, base []byte, headPath string) (*ops.DiffResult, error) {
+// lock's bytes (in a private temporary file, with the base's snapshot
+// beside it when baseSnap is not nil) and the lock at headPath.
+func diffBase(ctx context.Context, base, baseSnap []byte, headPath string) (*ops.DiffResult, error) {
 	dir, err := os.MkdirTemp("", "warden-base-")
 	if err != nil {
 		return nil, fmt.Errorf("temporary file for the base lock: %w", err)
@@ -231,10 +249,24 @@ func diffBase(ctx context.Context, base []byte, headPath string) (*ops.DiffResul
 	if err := os.WriteFile(path, base, 0o600); err != nil {
 		return nil, fmt.Errorf("temporary file for the base lock: %w", err)
 	}
+	snapPath := snapshot.Path(path)
+	if baseSnap != nil {
+		if err := os.WriteFile(snapPath, baseSnap, 0o600); err != nil {
+			return nil, fmt.Errorf("temporary file for the base snapshot: %w", err)
+		}
+	}
 	res, err := ops.Diff(ctx, path, headPath)
 	if err != nil {
-		// The temporary path means nothing to the reader.
-		return nil, errors.New(strings.ReplaceAll(err.Error(), path, "the base lock"))
+		// The temporary paths mean nothing to the reader.
+		var me *snapshot.MismatchError
+		if errors.As(err, &me) {
+			if me.Lock == path {
+				me.Snapshot, me.Lock = "the base branch's snapshot", "the base branch's lock"
+			}
+			return nil, me
+		}
+		text := strings.ReplaceAll(err.Error(), snapPath, "the base snapshot")
+		return nil, errors.New(strings.ReplaceAll(text, path, "the base lock"))
 	}
 	return res, nil
 }
@@ -245,14 +277,20 @@ func diffBase(ctx context.Context, base []byte, headPath string) (*ops.DiffResul
 // when warden may call it. found is false when the base has no lock at
 // that path. Either way the read is bounded by lock.MaxFileBytes.
 func (r *runner) baseLock(ctx context.Context, ev Event, api *githubAPI) (data []byte, found bool, err error) {
-	// The lock's path in the repository: relative to the checkout's top
+	return r.baseFile(ctx, ev, api, r.lockAbs, lock.MaxFileBytes)
+}
+
+// baseFile reads the file at abs (in the workspace) as of the pull
+// request's base commit, as baseLock reads the lock, bounded by max.
+func (r *runner) baseFile(ctx context.Context, ev Event, api *githubAPI, abs string, max int64) (data []byte, found bool, err error) {
+	// The file's path in the repository: relative to the checkout's top
 	// when there is one, to the workspace otherwise.
-	top := checkoutTop(r.workspace, r.lockAbs)
+	top := checkoutTop(r.workspace, abs)
 	root := top
 	if root == "" {
 		root = r.workspace
 	}
-	rel, err := filepath.Rel(root, r.lockAbs)
+	rel, err := filepath.Rel(root, abs)
 	if err != nil {
 		return nil, false, fmt.Errorf("the lock's path in the repository: %w", err)
 	}
@@ -262,7 +300,7 @@ func (r *runner) baseLock(ctx context.Context, ev Event, api *githubAPI) (data [
 	if top != "" {
 		g, err := newGitRepo(top, r.getenv)
 		if err == nil {
-			data, found, err = g.fileAt(ctx, rel, ev.BaseSHA, lock.MaxFileBytes)
+			data, found, err = g.fileAt(ctx, rel, ev.BaseSHA, max)
 			if err == nil {
 				return data, found, nil
 			}
@@ -276,7 +314,7 @@ func (r *runner) baseLock(ctx context.Context, ev Event, api *githubAPI) (data [
 		}
 		return nil, false, err
 	}
-	data, found, err = api.fileAt(ctx, rel, ev.BaseSHA, lock.MaxFileBytes)
+	data, found, err = api.fileAt(ctx, rel, ev.BaseSHA, max)
 	if err != nil {
 		return nil, false, fmt.Errorf("the base lock was read neither from git (%v) nor through the API (%w)", gitErr, err)
 	}
@@ -340,6 +378,31 @@ func (r *runner) writeCandidate(res *ops.CheckResult) {
 		return
 	}
 	r.candidateAbs = r.candidatePath
+	r.writeCandidateSnapshot(res)
+}
+
+// writeCandidateSnapshot writes the candidate lock's snapshot beside it
+// (unless the snapshot input is false), so that approving the candidate
+// commits the words with the hashes. A problem is a warning: the candidate
+// lock stands without it (and a stale candidate snapshot is removed).
+func (r *runner) writeCandidateSnapshot(res *ops.CheckResult) {
+	path := snapshot.Path(r.candidatePath)
+	if !r.in.Snapshot {
+		if err := snapshot.Remove(path); err != nil {
+			r.warning("the old candidate snapshot was not removed: " + err.Error())
+		}
+		return
+	}
+	ctx := context.Background()
+	if r.review != nil {
+		ctx = r.review.ctx
+	}
+	if _, err := ops.WriteCandidateSnapshot(ctx, res, r.candidatePath, ops.SnapshotOptions{Handed: r.secrets}); err != nil {
+		if rerr := snapshot.Remove(path); rerr != nil {
+			err = fmt.Errorf("%w; the old one was not removed either: %v", err, rerr)
+		}
+		r.warning("no candidate snapshot written: " + r.relative(err.Error()))
+	}
 }
 
 // comment brings warden's comment on the pull request up to date with the
