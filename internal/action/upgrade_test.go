@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -392,9 +394,11 @@ func TestDrift200WorstFirst(t *testing.T) {
 // the HTML: the first drift row's severity; for the one description change
 // its old and new words, present in the page but not visible until the
 // server text is expanded. When chromium is installed it screenshots each
-// page headless, as GitHub shows it and with every <details> expanded, and
-// checks the PNGs. With WARDEN_SCREENSHOT_DIR set the pages and
-// screenshots are copied there for a person to look at.
+// page headless and checks the PNGs, and measures where the browser lays
+// the 200-change drift out: the first high item on the first screen, and
+// every high item named above every low one within 2000 px. With
+// WARDEN_SCREENSHOT_DIR set the pages and screenshots (also with every
+// <details> expanded) are copied there for a person to look at.
 func TestRenderedScreenshots(t *testing.T) {
 	var pages []page
 	for _, c := range []struct {
@@ -427,12 +431,15 @@ func TestRenderedScreenshots(t *testing.T) {
 						t.Errorf("%s: the server's words are not collapsed under a server-controlled label:\n%s", p.name, visible)
 					}
 				}
-				pages = append(pages, p, page{p.name + "-expanded", strings.ReplaceAll(p.html, "<details>", "<details open>")})
+				pages = append(pages, p)
+				if os.Getenv("WARDEN_SCREENSHOT_DIR") != "" {
+					pages = append(pages, page{p.name + "-expanded", strings.ReplaceAll(p.html, "<details>", "<details open>")})
+				}
 			}
 		})
 	}
-	if len(pages) != 8 {
-		t.Fatalf("%d pages rendered, want 8", len(pages))
+	if len(pages) < 4 {
+		t.Fatalf("%d pages rendered, want 4 or more", len(pages))
 	}
 	browser := chromium()
 	if browser == "" {
@@ -448,6 +455,131 @@ func TestRenderedScreenshots(t *testing.T) {
 			t.Errorf("%s: screenshot is %dx%d, %d bytes (PNG %v); want 1280x2000 and more than 20 KiB", p, w, h, len(data), ok)
 		}
 	}
+
+	// Where the browser lays the 200-change drift's items out, 1280 px
+	// wide: the first high and first low item, and the lowest place at
+	// which a high item is first named.
+	_, _, high := reporttest.DriftSurfaces(200)
+	var highs, lows []string
+	for i := range high {
+		highs = append(highs, fmt.Sprintf("tools/z-added-%03d", i))
+	}
+	for i := range 50 {
+		lows = append(lows, fmt.Sprintf("tools/a-described-%03d", i))
+	}
+	for _, p := range pages {
+		if p.name != "summary-200" && p.name != "comment-200" {
+			continue
+		}
+		ys := layout(t, browser, p.html, append(append([]string(nil), highs...), lows...))
+		firstHigh, lastHigh, firstLow := minY(ys, highs), maxY(ys, highs), minY(ys, lows)
+		t.Logf("%s: first high item at y=%.0f px, every high item named by y=%.0f px, first low item at y=%.0f px", p.name, firstHigh, lastHigh, firstLow)
+		if firstHigh < 0 || firstHigh > 1000 {
+			t.Errorf("%s: the first high item is at y=%.0f px, want it on the first screen (at most 1000 px down)", p.name, firstHigh)
+		}
+		if lastHigh < 0 || lastHigh > 2000 || firstLow >= 0 && firstLow < firstHigh {
+			t.Errorf("%s: every high item should be named within 2000 px and above the first low item: last high at %.0f, first low at %.0f", p.name, lastHigh, firstLow)
+		}
+	}
+}
+
+// layoutScript finds, in the laid-out page, the first visible place each
+// target is named (zero-width spaces ignored) (the top of its text, in px from the top of the page;
+// text inside a closed <details> has no box and does not count), and
+// writes the result into the page as JSON for --dump-dom to print.
+const layoutScript = `<script>
+(function () {
+  var targets = JSON.parse(document.getElementById("warden-targets").textContent);
+  var ys = {};
+  var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  var n;
+  while ((n = walker.nextNode())) {
+    if (n.parentNode.id === "warden-targets") continue;
+    // Reports break autolinks with zero-width spaces: match the text
+    // without them, and map the match back to the node's offsets.
+    var raw = n.textContent, text = "", at0 = [];
+    for (var k = 0; k < raw.length; k++) {
+      if (raw[k] !== "\u200b") { text += raw[k]; at0.push(k); }
+    }
+    for (var i = 0; i < targets.length; i++) {
+      var x = targets[i], at = text.indexOf(x);
+      if (at < 0) continue;
+      var r = document.createRange();
+      r.setStart(n, at0[at]);
+      r.setEnd(n, at0[at + x.length - 1] + 1);
+      var box = r.getBoundingClientRect();
+      if (box.height === 0) continue;
+      var y = box.top + window.scrollY;
+      if (!(x in ys) || y < ys[x]) ys[x] = y;
+    }
+  }
+  var out = document.createElement("pre");
+  out.id = "warden-layout";
+  out.textContent = JSON.stringify(ys);
+  document.body.appendChild(out);
+})();
+</script>`
+
+// layout has headless chromium lay the page out at 1280x2000 and returns
+// the y of the first visible mention of each target (absent: never
+// visible).
+func layout(t *testing.T, browser, body string, targets []string) map[string]float64 {
+	t.Helper()
+	list, err := json.Marshal(targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(reporttest.Page("layout", body), "</body>",
+		`<pre id="warden-targets" hidden>`+html.EscapeString(string(list))+"</pre>\n"+layoutScript+"\n</body>", 1)
+	path := filepath.Join(t.TempDir(), "layout.html")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A bound on a stuck browser, not a timed assertion.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), "--window-size=1280,2000", "--dump-dom", "file://"+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v\n%s", err, stderr.String())
+	}
+	_, rest, ok := strings.Cut(string(out), `<pre id="warden-layout">`)
+	text, _, ok2 := strings.Cut(rest, "</pre>")
+	if !ok || !ok2 {
+		t.Fatalf("the layout script left no result:\n%s", stderr.String())
+	}
+	ys := map[string]float64{}
+	if err := json.Unmarshal([]byte(html.UnescapeString(text)), &ys); err != nil {
+		t.Fatalf("layout result %q: %v", text, err)
+	}
+	return ys
+}
+
+// minY is the smallest y of the targets, or -1 when none is visible.
+func minY(ys map[string]float64, targets []string) float64 {
+	m := -1.0
+	for _, x := range targets {
+		if y, ok := ys[x]; ok && (m < 0 || y < m) {
+			m = y
+		}
+	}
+	return m
+}
+
+// maxY is the largest y of the targets, or -1 when one is never visible.
+func maxY(ys map[string]float64, targets []string) float64 {
+	m := 0.0
+	for _, x := range targets {
+		y, ok := ys[x]
+		if !ok {
+			return -1
+		}
+		m = max(m, y)
+	}
+	return m
 }
 
 // page is one rendered report: a name for its files, and its HTML body.
