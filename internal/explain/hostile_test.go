@@ -9,6 +9,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/surface"
 )
 
@@ -271,4 +272,41 @@ func TestItemsHandBuiltSurfaces(t *testing.T) {
 		t.Errorf("non-object schemas: %+v %+v", exps[1].Paths, exps[2].Paths)
 	}
 	checkBounded(t, exps)
+}
+
+// FuzzItems explains the drift between two one-tool surfaces whose input
+// schemas, output schemas and annotations are the fuzzer's JSON: no panic,
+// every explanation bounded, with and without a snapshot.
+func FuzzItems(f *testing.F) {
+	f.Add(`{"type": "object", "properties": {"a": {"enum": [1, 2]}}}`, `{"type": "object", "properties": {"a": {"enum": [1, 2, 3]}}, "required": ["a"]}`, `{"readOnlyHint": true}`)
+	f.Add(`{"properties": {"p": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "string"}}}`, `{"properties": {"p": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "number"}}}`, `{}`)
+	f.Add(`{"properties": {"a.b": {"items": {"type": "string"}}}}`, `{"properties": {"a": {"properties": {"b": {"type": "string"}}}}}`, `null`)
+	f.Fuzz(func(t *testing.T, s1, s2, ann string) {
+		for _, s := range []string{s1, s2, ann} {
+			if _, err := jsonv.Parse([]byte(s), jsonv.Options{MaxDepth: 64, MaxValues: 4096}); err != nil {
+				return
+			}
+		}
+		mk := func(schema string, desc string) string {
+			return tools(`{"name": "t", "description": ` + quote(desc) + `, "inputSchema": ` + schema + `, "outputSchema": ` + schema + `, "annotations": ` + ann + `}`)
+		}
+		bv, err1 := jsonv.Parse([]byte(mk(s1, s1)), jsonv.Options{})
+		av, err2 := jsonv.Parse([]byte(mk(s2, s2)), jsonv.Options{})
+		if err1 != nil || err2 != nil {
+			return
+		}
+		b, err1 := surface.FromVector(bv)
+		a, err2 := surface.FromVector(av)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		bl, err1 := lock.Build(b)
+		al, err2 := lock.Build(a)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		items := drift.Compare(bl, al)
+		checkBounded(t, Items(items, b, a))
+		checkBounded(t, Items(items, nil, a))
+	})
 }
