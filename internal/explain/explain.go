@@ -109,6 +109,10 @@ type PathChange struct {
 	New  *string `json:"new,omitempty"`
 	// Clipped says the path, Old or New was cut.
 	Clipped bool `json:"clipped,omitempty"`
+	// Words is the word diff from Old to New when both are strings and
+	// one was cut (a long property description, say), so that a change
+	// past the cut still shows; bounded as TextChange.Words is.
+	Words []WordOp `json:"words,omitempty"`
 }
 
 // ToolView is one side of a tool: what it says of itself, and the

@@ -351,11 +351,11 @@ func (x *explainer) prompt(name, class string) Explanation {
 	e.Description = x.text(class == drift.ClassPromptModified, b != nil, bd, ad)
 	if e.Description == nil && (!isText(bd) || !isText(ad)) {
 		if d := diffValues(nullToNil(bd), nullToNil(ad)); d.total > 0 {
-			e.Paths = render(d.changes)
+			e.Paths, e.PathsOmitted = capChanges(d.changes, d.total, &x.words)
 		}
 	}
 	d := argumentDiff(ba, aa)
-	e.Arguments, e.ArgumentsOmitted = capChanges(d.changes, d.total)
+	e.Arguments, e.ArgumentsOmitted = capChanges(d.changes, d.total, &x.words)
 	return e
 }
 
@@ -394,12 +394,12 @@ func byName(args *jsonv.Value) (*jsonv.Value, bool) {
 
 // capChanges renders at most MaxPaths changes and counts the rest of
 // total.
-func capChanges(cs []valueChange, total int) ([]PathChange, int) {
+func capChanges(cs []valueChange, total int, budget *int) ([]PathChange, int) {
 	if len(cs) > MaxPaths {
 		cs = cs[:MaxPaths]
 	}
 	if len(cs) == 0 {
 		return nil, 0
 	}
-	return render(cs), total - len(cs)
+	return render(cs, budget), total - len(cs)
 }

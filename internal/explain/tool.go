@@ -148,7 +148,7 @@ func (c *toolCtx) hints(e *Explanation, both bool) {
 			check(m.Key, nil, m.Value)
 		}
 	}
-	e.Hints, e.HintsOmitted = capChanges(cs, total)
+	e.Hints, e.HintsOmitted = capChanges(cs, total, c.words)
 }
 
 // itemPath returns the skeleton path a structural schema item names in its
@@ -182,7 +182,7 @@ func (c *toolCtx) schemaItem(e *Explanation, it drift.Item, output, both bool) {
 			cs = rel
 		}
 	}
-	e.Paths, e.PathsOmitted = capChanges(cs, d.total)
+	e.Paths, e.PathsOmitted = capChanges(cs, d.total, c.words)
 	if e.PathsOmitted < 0 {
 		e.PathsOmitted = 0
 	}
@@ -315,7 +315,7 @@ func (c *toolCtx) currentSchema(e *Explanation, it drift.Item, path string, outp
 		// The node's own keywords: its children have items of their own.
 		d = diffOwn(segs, nil, node)
 	}
-	e.Paths, e.PathsOmitted = capChanges(d.changes, d.total)
+	e.Paths, e.PathsOmitted = capChanges(d.changes, d.total, c.words)
 	e.PathsIncomplete = d.incomplete
 	if isEnumClass(it.Class) && path != "" {
 		if v := c.enumOf(output, true, path); v != nil {

@@ -309,11 +309,17 @@ func item(v *jsonv.Value, i int) *jsonv.Value {
 	return v.Items[i]
 }
 
-// render turns chosen changes into PathChanges, their values clipped.
-func render(cs []valueChange) []PathChange {
+// render turns chosen changes into PathChanges, their values clipped; a
+// long string changed into another long string also gets a word diff,
+// spending budget (see words).
+func render(cs []valueChange, budget *int) []PathChange {
 	out := make([]PathChange, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, pathChange(c.path, c.old, c.new))
+		pc := pathChange(c.path, c.old, c.new)
+		if pc.Clipped && c.old != nil && c.new != nil && c.old.Kind == jsonv.String && c.new.Kind == jsonv.String {
+			pc.Words = present(words(c.old.Text, c.new.Text, budget))
+		}
+		out = append(out, pc)
 	}
 	return out
 }
