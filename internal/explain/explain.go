@@ -7,9 +7,11 @@
 //
 // A drift item (package drift) is the interoperable, hash-level contract
 // and never changes; an Explanation rides beside it for the reviewer. Every
-// string in an Explanation is server-controlled text: reporters must clip,
-// escape and fence it, label it as the server's, and never put it in SARIF
-// messages or workflow annotations.
+// string in an Explanation is server-controlled text. Items clips each one
+// (see MaxTextBytes and the other bounds; what is cut says so) and bounds
+// its own work, but reporters must still escape and fence it, label it as
+// the server's, and never put it in SARIF messages or workflow
+// annotations.
 package explain
 
 // Sources of an Explanation.
@@ -30,7 +32,9 @@ type Explanation struct {
 	// SourceCurrent only New is set.
 	Description *TextChange `json:"description,omitempty"`
 	// Paths are the schema paths (JSON Pointer-like, "properties/mode/enum")
-	// whose values changed, with their old and new JSON text.
+	// whose values changed, with their old and new JSON text; for a
+	// resource, its name and mimeType (and a description that is not
+	// text).
 	Paths []PathChange `json:"paths,omitempty"`
 	// PathsOmitted counts the differing paths not in Paths: over MaxPaths,
 	// or not about this item's schema path when some are.
@@ -46,8 +50,8 @@ type Explanation struct {
 	Arguments []PathChange `json:"arguments,omitempty"`
 	// ArgumentsOmitted counts the argument changes over MaxPaths.
 	ArgumentsOmitted int `json:"arguments_omitted,omitempty"`
-	// Current is the current side of a tool (an added tool, or any tool
-	// item when there is no snapshot).
+	// Current is the current side of a tool: an added tool, a capability
+	// change, and with SourceCurrent the tool's most severe item.
 	Current *ToolView `json:"current,omitempty"`
 	// Old is the baseline side of a tool (a removed tool, or a capability
 	// change), known only from a snapshot.
