@@ -20,6 +20,10 @@ type ToolChange struct {
 	OldDescription, NewDescription *string
 	// Facts are the input schema's changed values.
 	Facts []Fact
+	// OutputFacts are the output schema's changed values. A report may cap
+	// them (an added output schema can have hundreds of values), so Missing
+	// holds a report to them only where it does not say it left lines out.
+	OutputFacts []Fact
 	// Hints are the annotations' changed values.
 	Hints []Fact
 }
@@ -74,16 +78,17 @@ func wordsLess(a, b *string) []string {
 // expectations read.
 type snapshotDoc struct {
 	Tools []struct {
-		Name        string          `json:"name"`
-		Description *string         `json:"description"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-		Annotations json.RawMessage `json:"annotations"`
+		Name         string          `json:"name"`
+		Description  *string         `json:"description"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		Annotations  json.RawMessage `json:"annotations"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
 	} `json:"tools"`
 }
 
 // UpgradeChanges compares two surface snapshots (or surface files) and
-// returns, by tool name, every tool whose description, input schema or
-// annotations changed, and every added tool. Values are compared as
+// returns, by tool name, every tool whose description, input schema,
+// annotations or output schema changed, and every added tool. Values are compared as
 // warden's explanations compare them: objects member by member, arrays of
 // containers item by item, an array of scalars (an enum, a required list)
 // as one value, and a container on one side only leaf by leaf.
@@ -118,7 +123,10 @@ func UpgradeChanges(before, after []byte) ([]ToolChange, error) {
 		if c.Hints, err = facts(ot.Annotations, nt.Annotations); err != nil {
 			return nil, fmt.Errorf("tool %q annotations: %w", nt.Name, err)
 		}
-		if c.OldDescription != nil || c.NewDescription != nil || len(c.Facts) > 0 || len(c.Hints) > 0 {
+		if c.OutputFacts, err = facts(ot.OutputSchema, nt.OutputSchema); err != nil {
+			return nil, fmt.Errorf("tool %q output schema: %w", nt.Name, err)
+		}
+		if c.OldDescription != nil || c.NewDescription != nil || len(c.Facts) > 0 || len(c.Hints) > 0 || len(c.OutputFacts) > 0 {
 			out = append(out, c)
 		}
 	}
@@ -281,7 +289,9 @@ func jsonText(v any) string {
 // to show of c, one sentence per miss: every removed word of the
 // description must be on a "- " line and every added word on a "+ " line;
 // an added tool's description, and every changed schema value and
-// annotation hint as its Fact.Line, must be in the text. White space
+// annotation hint as its Fact.Line, must be in the text; of the output
+// schema's changed values, all of them unless the lines say some were
+// left out, and then at least one. White space
 // around lines is ignored, and a text may be wrapped across lines (the
 // lines are read as one text, each run of white space as one space).
 func (c ToolChange) Missing(lines []string) []string {
@@ -318,6 +328,18 @@ func (c ToolChange) Missing(lines []string) []string {
 		if !inText(f.Line()) {
 			miss = append(miss, fmt.Sprintf("tool %s: %q is not shown", c.Tool, f.Line()))
 		}
+	}
+	capped := strings.Contains(joined, " left out")
+	shown := 0
+	for _, f := range c.OutputFacts {
+		if inText(f.Line()) {
+			shown++
+		} else if !capped {
+			miss = append(miss, fmt.Sprintf("tool %s: output schema %q is not shown", c.Tool, f.Line()))
+		}
+	}
+	if capped && len(c.OutputFacts) > 0 && shown == 0 {
+		miss = append(miss, fmt.Sprintf("tool %s: none of the output schema's %d changed values is shown", c.Tool, len(c.OutputFacts)))
 	}
 	return miss
 }

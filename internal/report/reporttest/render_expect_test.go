@@ -9,13 +9,15 @@ func TestUpgradeChanges(t *testing.T) {
 	before := `{"tools": [
 	  {"name": "echo", "description": "Echoes back the input", "inputSchema": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}}, "required": ["message"], "additionalProperties": false}},
 	  {"name": "same", "description": "d", "inputSchema": {"type": "object"}},
-	  {"name": "mode", "inputSchema": {"properties": {"m": {"enum": ["a", "b"]}}}, "annotations": {"readOnlyHint": true}}
+	  {"name": "mode", "inputSchema": {"properties": {"m": {"enum": ["a", "b"]}}}, "annotations": {"readOnlyHint": true}},
+	  {"name": "out", "inputSchema": {}}
 	]}`
 	after := `{"tools": [
 	  {"name": "echo", "description": "Echoes back the input string", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}, "annotations": {"readOnlyHint": true}},
 	  {"name": "same", "description": "d", "inputSchema": {"type": "object"}},
 	  {"name": "mode", "inputSchema": {"properties": {"m": {"enum": ["a", "b", "c"]}}}, "annotations": {"readOnlyHint": false, "x": {"y": 1}}},
-	  {"name": "new", "description": "brand new"}
+	  {"name": "new", "description": "brand new"},
+	  {"name": "out", "inputSchema": {}, "outputSchema": {"type": "object", "properties": {"r": {"type": "string"}}}}
 	]}`
 	got, err := UpgradeChanges([]byte(before), []byte(after))
 	if err != nil {
@@ -29,6 +31,7 @@ func TestUpgradeChanges(t *testing.T) {
 		{Tool: "mode", Facts: []Fact{{"properties/m/enum", `["a","b"]`, `["a","b","c"]`}},
 			Hints: []Fact{{"readOnlyHint", "true", "false"}, {"x/y", Absent, "1"}}},
 		{Tool: "new", Added: true, NewDescription: str("brand new")},
+		{Tool: "out", OutputFacts: []Fact{{"properties/r/type", Absent, `"string"`}, {"type", Absent, `"object"`}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
@@ -72,5 +75,23 @@ func TestItemBlocks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ItemBlocks:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestToolChangeMissingOutputCapped(t *testing.T) {
+	c := ToolChange{Tool: "out", OutputFacts: []Fact{{"a", Absent, "1"}, {"b", Absent, "2"}}}
+	tests := []struct {
+		lines []string
+		miss  int
+	}{
+		{[]string{"a: (absent) -> 1", "b: (absent) -> 2"}, 0},
+		{[]string{"a: (absent) -> 1"}, 1},
+		{[]string{"a: (absent) -> 1", "… 1 more line(s) left out"}, 0},
+		{[]string{"… 2 more line(s) left out"}, 1},
+	}
+	for _, tt := range tests {
+		if m := c.Missing(tt.lines); len(m) != tt.miss {
+			t.Errorf("Missing(%q) = %q, want %d miss(es)", tt.lines, m, tt.miss)
+		}
 	}
 }
