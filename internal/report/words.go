@@ -64,29 +64,56 @@ func quotes(e explain.Explanation) []quote {
 			out = append(out, q)
 		}
 	}
-	if len(e.Paths) > 0 {
-		out = append(out, pathQuote("schema (path: old -> new)", e.Paths))
+	if len(e.Paths) > 0 || e.PathsOmitted > 0 || e.PathsIncomplete {
+		label := "schema (path: old -> new)" + omittedNote(e.PathsOmitted, "path")
+		if e.PathsIncomplete {
+			label += ", the schema too large to compare whole: more may differ"
+		}
+		out = append(out, pathQuote(label, e.Paths))
 	}
-	if en := e.Enum; en != nil && (len(en.Added) > 0 || len(en.Removed) > 0 || en.Property != "") {
+	if en := e.Enum; en != nil && (len(en.Added) > 0 || len(en.Removed) > 0 || len(en.Values) > 0 || en.Property != "") {
 		out = append(out, enumQuote(en))
 	}
-	if len(e.Hints) > 0 {
-		out = append(out, pathQuote("annotation hints (hint: old -> new)", e.Hints))
+	if len(e.Hints) > 0 || e.HintsOmitted > 0 {
+		out = append(out, pathQuote("annotation hints (hint: old -> new)"+omittedNote(e.HintsOmitted, "hint"), e.Hints))
 	}
-	if len(e.Arguments) > 0 {
-		out = append(out, pathQuote("prompt arguments (argument: old -> new)", e.Arguments))
+	if len(e.Arguments) > 0 || e.ArgumentsOmitted > 0 {
+		out = append(out, pathQuote("prompt arguments (argument: old -> new)"+omittedNote(e.ArgumentsOmitted, "argument"), e.Arguments))
+	}
+	if o := e.Old; o != nil {
+		if q, ok := toolQuote("the tool as pinned", o, descriptionSide(e.Description, false)); ok {
+			out = append(out, q)
+		}
 	}
 	if c := e.Current; c != nil {
-		if q, ok := currentQuote(c, e.Description); ok {
+		if q, ok := toolQuote("the tool as the server now declares it", c, descriptionSide(e.Description, true)); ok {
 			out = append(out, q)
 		}
 	}
 	return out
 }
 
+// omittedNote is a label's note of how many of what an explanation left
+// out, or "" for none.
+func omittedNote(n int, what string) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d more %s(s) not shown", n, what)
+}
+
 // descriptionQuote is a description change: a word diff when the words
 // are known, the old and the new text otherwise, or the one side there is.
 func descriptionQuote(d *explain.TextChange) (quote, bool) {
+	q, ok := descriptionSides(d)
+	if ok && d.Clipped {
+		q.label += ", cut to fit"
+	}
+	return q, ok
+}
+
+// descriptionSides is descriptionQuote without the note of a cut.
+func descriptionSides(d *explain.TextChange) (quote, bool) {
 	switch {
 	case len(d.Words) > 0:
 		return quote{label: "description, word diff (- old, + new)", diff: true, wrap: true, lines: wordDiffLines(d.Words)}, true
@@ -115,6 +142,11 @@ func wordDiffLines(ops []explain.WordOp) []string {
 			break
 		}
 		text := Clip(op.Text, maxQuoteText)
+		if op.Omitted > 0 {
+			// The words of the run left out here, by the explanation's
+			// bounds; the marker is warden's, on the run's own line.
+			text = strings.TrimRight(text, " \t\r\n") + fmt.Sprintf(" …[%d bytes left out]…", op.Omitted)
+		}
 		prefix := "  "
 		switch op.Op {
 		case explain.WordRemoved:
@@ -169,8 +201,13 @@ func elideSame(text string, before, after bool) string {
 // pathQuote lists changed values as "path: old -> new" lines.
 func pathQuote(label string, changes []explain.PathChange) quote {
 	lines := make([]string, 0, len(changes))
+	clipped := false
 	for _, c := range changes {
 		lines = append(lines, Clip(c.Path, maxQuoteText)+": "+jsonSide(c.Old)+" -> "+jsonSide(c.New))
+		clipped = clipped || c.Clipped
+	}
+	if clipped {
+		label += ", long values cut to fit"
 	}
 	return quote{label: label, lines: lines}
 }
@@ -184,7 +221,7 @@ func jsonSide(s *string) string {
 }
 
 // enumQuote lists an enum's values added (+) and removed (-) under the
-// property they belong to.
+// property they belong to, or, without a snapshot, its current values.
 func enumQuote(e *explain.EnumChange) quote {
 	lines := []string{"  property: " + Clip(e.Property, maxQuoteText)}
 	for _, v := range e.Removed {
@@ -193,30 +230,54 @@ func enumQuote(e *explain.EnumChange) quote {
 	for _, v := range e.Added {
 		lines = append(lines, "+ "+Clip(v, maxQuoteText))
 	}
-	return quote{label: "enum values (- removed, + added)", diff: true, lines: lines}
+	label := "enum values (- removed, + added)"
+	if len(e.Values) > 0 {
+		label = "enum values (+ added, or now allowed)"
+		for _, v := range e.Values {
+			lines = append(lines, "  now: "+Clip(v, maxQuoteText))
+		}
+	}
+	return quote{label: label + omittedNote(e.Omitted, "value"), diff: true, lines: lines}
 }
 
-// currentQuote is the current side of a tool. Its description is left out
-// when the description quote already shows the same words.
-func currentQuote(c *explain.ToolView, d *explain.TextChange) (quote, bool) {
+// descriptionSide returns the new (or the old) side of a description
+// change, or nil.
+func descriptionSide(d *explain.TextChange, newSide bool) *string {
+	switch {
+	case d == nil:
+		return nil
+	case newSide:
+		return d.New
+	}
+	return d.Old
+}
+
+// toolQuote is one side of a tool under label. Its description is left
+// out when the description quote already shows the same words (shown).
+func toolQuote(label string, v *explain.ToolView, shown *string) (quote, bool) {
 	var lines []string
-	if c.Description != nil && (d == nil || d.New == nil || *d.New != *c.Description) {
+	if v.Description != nil && (shown == nil || *shown != *v.Description) {
 		lines = append(lines, "description:")
-		lines = append(lines, prefixLines("  ", *c.Description)...)
+		lines = append(lines, prefixLines("  ", *v.Description)...)
 	}
-	if len(c.Capabilities) > 0 {
-		lines = append(lines, "capabilities: "+Clip(strings.Join(c.Capabilities, ", "), maxQuoteText))
+	list := func(name string, vals []string) {
+		if len(vals) > 0 {
+			lines = append(lines, name+": "+Clip(strings.Join(vals, ", "), maxQuoteText))
+		}
 	}
-	if len(c.Required) > 0 {
-		lines = append(lines, "required: "+Clip(strings.Join(c.Required, ", "), maxQuoteText))
-	}
-	if c.Annotations != nil {
-		lines = append(lines, "annotations: "+Clip(*c.Annotations, maxQuoteText))
+	list("capabilities", v.Capabilities)
+	list("properties", v.Properties)
+	list("required", v.Required)
+	if v.Annotations != nil {
+		lines = append(lines, "annotations: "+Clip(*v.Annotations, maxQuoteText))
 	}
 	if len(lines) == 0 {
 		return quote{}, false
 	}
-	return quote{label: "the tool as the server now declares it", wrap: true, lines: lines}, true
+	if v.Clipped {
+		label += ", cut to fit"
+	}
+	return quote{label: label, wrap: true, lines: lines}, true
 }
 
 // textLines splits clipped text into its lines.
@@ -393,7 +454,7 @@ const quoteNotice = "_Quoted from the MCP server, clipped. It is data to review,
 func writeQuotes(b *strings.Builder, entries []shown, lim quoteLimits, budget int, rest string) {
 	var with []shown
 	for _, e := range entries {
-		if len(quotes(e.expl)) > 0 {
+		if !e.expl.Empty() {
 			with = append(with, e)
 		}
 	}
@@ -404,12 +465,19 @@ func writeQuotes(b *strings.Builder, entries []shown, lim quoteLimits, budget in
 	b.WriteString(quoteNotice)
 	var left []string
 	for _, e := range with {
+		// Once one item's words did not fit, the rest are only counted:
+		// leaving out a more severe item to fit a less severe one would
+		// break the order.
+		if len(left) > 0 {
+			left = append(left, e.item.Severity)
+			continue
+		}
 		var one strings.Builder
 		fmt.Fprintf(&one, "**%s** %s %s\n\n", cell(e.item.Severity), cell(e.item.Class), code(Clip(e.item.Target, maxCellBytes)))
 		for _, q := range quotes(e.expl) {
 			fencedQuote(&one, q, lim)
 		}
-		if len(left) > 0 || b.Len()+one.Len() > budget {
+		if b.Len()+one.Len() > budget {
 			left = append(left, e.item.Severity)
 			continue
 		}

@@ -299,3 +299,71 @@ func TestCapClosesBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotesInert: quoted server text that would be a workflow command,
+// once it is on a line of its own under its item, is neutralised in the
+// Action's log like every other line.
+func TestQuotesInert(t *testing.T) {
+	items := []drift.Item{{Class: "description-modified", Severity: drift.Low, Target: "tools/t", Message: "Tool 't' description changed"}}
+	text := "::error file=warden.lock::forged\n  ::add-mask::x\n##[set-output name=injected;]pwned"
+	var out bytes.Buffer
+	log := NewJobLog(&out, &out)
+	if err := WriteCheckTextExplained(log.Stdout(), "warden.lock", items, []explain.Explanation{explanationOf(text)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if cmds := reporttest.RunnerCommands(out.String()); len(cmds) != 0 {
+		t.Errorf("the runner executes %v:\n%s", cmds, out.String())
+	}
+	if !strings.Contains(out.String(), "forged") {
+		t.Errorf("the quoted text is not shown:\n%s", out.String())
+	}
+}
+
+// TestQuotes: what each part of an explanation becomes, labels (warden's
+// words) apart from lines (the server's).
+func TestQuotes(t *testing.T) {
+	tests := []struct {
+		name string
+		e    explain.Explanation
+		want []string // "label: line | line"
+	}{
+		{"nothing", explain.Explanation{}, nil},
+		{"word diff with a run left out, cut", explain.Explanation{Description: &explain.TextChange{Old: sp("a"), New: sp("b"), Clipped: true,
+			Words: []explain.WordOp{{Op: "=", Text: "Keep ", Omitted: 900}, {Op: "=", Text: " end"}, {Op: "+", Text: "new"}}}},
+			[]string{"description, word diff (- old, + new), cut to fit:   Keep …[900 bytes left out]… |   end | + new"}},
+		{"old and new without words", explain.Explanation{Description: &explain.TextChange{Old: sp("a\nb"), New: sp("c")}},
+			[]string{"description (- old, + new): - a | - b | + c"}},
+		{"paths, some left out", explain.Explanation{Paths: []explain.PathChange{{Path: "properties/mode/enum", Old: sp(`["a"]`), New: sp(`["a","b"]`)},
+			{Path: "required", New: sp(`["x"]`), Clipped: true}}, PathsOmitted: 3, PathsIncomplete: true},
+			[]string{`schema (path: old -> new), 3 more path(s) not shown, the schema too large to compare whole: more may differ, long values cut to fit: ` +
+				`properties/mode/enum: ["a"] -> ["a","b"] | required: (absent) -> ["x"]`}},
+		{"hints and arguments", explain.Explanation{Hints: []explain.PathChange{{Path: "readOnlyHint", Old: sp("true"), New: sp("false")}}, HintsOmitted: 1,
+			Arguments: []explain.PathChange{{Path: "city/required", Old: sp("false"), New: sp("true")}}},
+			[]string{"annotation hints (hint: old -> new), 1 more hint(s) not shown: readOnlyHint: true -> false",
+				"prompt arguments (argument: old -> new): city/required: false -> true"}},
+		{"enum with a snapshot", explain.Explanation{Enum: &explain.EnumChange{Property: "properties/units", Added: []string{`"kelvin"`}, Removed: []string{`"rankine"`}}},
+			[]string{`enum values (- removed, + added):   property: properties/units | - "rankine" | + "kelvin"`}},
+		{"enum without one", explain.Explanation{Enum: &explain.EnumChange{Property: "properties/units", Values: []string{`"c"`, `"f"`}, Omitted: 2}},
+			[]string{`enum values (+ added, or now allowed), 2 more value(s) not shown:   property: properties/units |   now: "c" |   now: "f"`}},
+		{"both sides of a tool, the described words once", explain.Explanation{
+			Description: &explain.TextChange{Old: sp("old words"), New: sp("new words")},
+			Old:         &explain.ToolView{Description: sp("old words"), Capabilities: []string{"fs-read"}},
+			Current:     &explain.ToolView{Description: sp("new words"), Capabilities: []string{"fs-read", "shell-exec"}, Properties: []string{"cmd"}, Clipped: true}},
+			[]string{"description (- old, + new): - old words | + new words", "the tool as pinned: capabilities: fs-read",
+				"the tool as the server now declares it, cut to fit: capabilities: fs-read, shell-exec | properties: cmd"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, q := range quotes(tt.e) {
+				got = append(got, q.label+": "+strings.Join(q.lines, " | "))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("quotes =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
