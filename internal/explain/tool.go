@@ -210,6 +210,21 @@ func (c *toolCtx) own(it drift.Item, path string, output bool) []valueChange {
 		return nil
 	}
 	out := diffOwn(segs, bn, an).changes
+	if kw := keyword(it); kw != "" && bn != nil && an != nil {
+		// The item is about one keyword of a node on both sides: show that
+		// one, unless it is not where the item says (it came through
+		// another route, say), when the node's other keywords are shown.
+		at := joinPath(extend(segs, kw))
+		var hit []valueChange
+		for _, ch := range out {
+			if ch.path == at || strings.HasPrefix(ch.path, at+"/") {
+				hit = append(hit, ch)
+			}
+		}
+		if len(hit) > 0 || kw == "required" {
+			out = hit
+		}
+	}
 	if requiredClass(it) && len(segs) >= 2 && segs[len(segs)-2] == "properties" {
 		parent := append(append([]string(nil), segs[:len(segs)-2]...), "required")
 		get := func(after bool) *jsonv.Value {
@@ -220,6 +235,34 @@ func (c *toolCtx) own(it drift.Item, path string, output bool) []valueChange {
 		}
 	}
 	return out
+}
+
+// keyword returns the one schema keyword a structural item of a node on
+// both sides is about, from its class and detail, or "" when it is about
+// the whole node. "required" stands for the parent's required list, shown
+// on its own.
+func keyword(it drift.Item) string {
+	class := strings.Replace(it.Class, "schema-out-", "schema-", 1)
+	detail := ""
+	if it.Detail != nil {
+		detail = *it.Detail
+	}
+	switch {
+	case strings.HasPrefix(class, "schema-type-"):
+		return "type"
+	case strings.HasPrefix(class, "schema-enum-"):
+		return "enum"
+	case class == drift.ClassSchemaAdditionalPropsOpened:
+		return "additionalProperties"
+	case strings.HasPrefix(detail, "optional"+drift.Arrow) || strings.HasPrefix(detail, "required"+drift.Arrow):
+		return "required"
+	}
+	for _, k := range []string{"additionalProperties", "maxLength", "maximum", "minLength", "minimum", "pattern", "format", "$ref"} {
+		if strings.HasPrefix(detail, k+" ") {
+			return k
+		}
+	}
+	return ""
 }
 
 func isEnumClass(class string) bool {
