@@ -149,8 +149,8 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		}
 	}
 	var b *built
-	// snap is the snapshot text, rendered before anything is written.
-	var snap []byte
+	// snap is the snapshot, rendered before anything is written.
+	var snap *snapshot.Parts
 	// A pin from a surface file writes its lock while reading the file
 	// (see lockSink); anything that stops the pin before Finish aborts it,
 	// leaving o.LockPath as it was.
@@ -166,7 +166,12 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		}
 		sink = newLockSink(o.LockPath, o.Version)
 		sink.snapshot = !o.NoSnapshot
-		defer streamGC()()
+		if o.NoSnapshot {
+			// A pin that keeps each tool's snapshot text holds about the
+			// surface file's size until the end: a 64 MiB soft limit would
+			// collect all the time (see streamGC).
+			defer streamGC()()
+		}
 		var err error
 		if b, err = readSurface(ctx, o.Surface, o.Stdin, o.Target.MaxItems, sink); err != nil {
 			return nil, err
@@ -186,11 +191,11 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 			return nil, err
 		}
 		if !o.NoSnapshot {
-			snap = snapshot.Marshal(s)
+			snap = snapshot.NewParts(s)
 		}
 	}
 	if sink != nil && sink.snapshot {
-		snap = sink.snapshotText(b.protocol)
+		snap = sink.snapshotParts(b.protocol)
 	}
 	l := b.lock
 	fs := b.findings
@@ -271,7 +276,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 // stageSnapshot screens the snapshot text of a pin for secrets (unless
 // allowed) and stages it beside the lock; nil with NoSnapshot. Its error
 // is the pin's refusal, to be given after the lock's own.
-func stageSnapshot(o PinOptions, text []byte) (*snapshot.Staged, error) {
+func stageSnapshot(o PinOptions, snap *snapshot.Parts) (*snapshot.Staged, error) {
 	if o.NoSnapshot {
 		// The old snapshot is removed once the lock is written: refuse now
 		// what could not be removed then.
@@ -285,11 +290,11 @@ func stageSnapshot(o PinOptions, text []byte) (*snapshot.Staged, error) {
 		if o.Handed.Len() > 0 {
 			handed = o.Handed.Contains
 		}
-		if err := snapshot.Screen(text, handed); err != nil {
+		if err := snap.Screen(handed); err != nil {
 			return nil, err
 		}
 	}
-	return snapshot.Stage(snapshot.Path(o.LockPath), text)
+	return snapshot.Stage(snapshot.Path(o.LockPath), snap)
 }
 
 // commitSnapshot puts the staged snapshot in place once the lock is

@@ -132,13 +132,13 @@ func WriteCandidateSnapshot(ctx context.Context, res *CheckResult, lockPath stri
 	if s == nil {
 		return "", errors.New("the check captured nothing")
 	}
-	text := snapshot.Marshal(s)
+	parts := snapshot.NewParts(s)
 	if !o.AllowSecret {
 		var handed func(string) bool
 		if o.Handed.Len() > 0 {
 			handed = o.Handed.Contains
 		}
-		if err := snapshot.Screen(text, handed); err != nil {
+		if err := parts.Screen(handed); err != nil {
 			return "", err
 		}
 	}
@@ -146,7 +146,7 @@ func WriteCandidateSnapshot(ctx context.Context, res *CheckResult, lockPath stri
 	if err := Cancelled(ctx); err != nil {
 		return "", err
 	}
-	if err := lock.WriteAtomic(path, text); err != nil {
+	if err := lock.WriteAtomic(path, parts.Bytes()); err != nil {
 		return "", err
 	}
 	return path, nil

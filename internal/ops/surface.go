@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,11 +142,12 @@ type lockSink struct {
 	server    surface.Server
 }
 
-// snapshotText is the snapshot of the surface read through the sink.
-func (s *lockSink) snapshotText(protocol string) []byte {
-	text := snapshot.Assemble(s.server, protocol, s.snapTools, s.resources, s.prompts)
+// snapshotParts is the snapshot of the surface read through the sink.
+func (s *lockSink) snapshotParts(protocol string) *snapshot.Parts {
+	p := &snapshot.Parts{Server: s.server, Protocol: protocol, Tools: s.snapTools, Resources: s.resources, Prompts: s.prompts}
+	p.Sort()
 	s.snapTools, s.resources, s.prompts = nil, nil, nil
-	return text
+	return p
 }
 
 // newLockSink returns a sink writing the lock at path.
@@ -339,6 +341,8 @@ type toolPool struct {
 	// names are the names collected so far, when the pool checks them.
 	names map[string]struct{}
 	texts sync.Pool
+	// snapBufs are scratch buffers for tools' snapshot texts.
+	snapBufs sync.Pool
 	// raws holds the buffers of tools' texts already parsed, for the
 	// reader to cut more into.
 	raws   chan []byte
@@ -369,6 +373,7 @@ func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *
 	p := &toolPool{b: b, sc: sc, sink: sink, pending: map[int]toolDone{}}
 	p.failedAt.Store(math.MaxInt64)
 	p.texts.New = func() any { return new([]byte) }
+	p.snapBufs.New = func() any { return new([]byte) }
 	if n <= 1 {
 		return p
 	}
@@ -482,8 +487,11 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 	}
 	if p.sink != nil && p.sink.snapshot {
 		// Rendered now: the tool's tree is the parser's, reused for the
-		// next one.
-		d.snap = snapshot.AppendTool(nil, j.t)
+		// next one. Into a scratch buffer, then copied out at its size.
+		buf := p.snapBufs.Get().(*[]byte)
+		*buf = snapshot.AppendTool((*buf)[:0], j.t)
+		d.snap = bytes.Clone(*buf)
+		p.snapBufs.Put(buf)
 	}
 	sc.AnalyzedTool(j.t, a)
 	return d

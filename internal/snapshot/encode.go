@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"bytes"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -18,26 +20,71 @@ type ToolText struct {
 	Text []byte
 }
 
-// Marshal returns the canonical snapshot text of s (see the package
-// comment). s is not modified: its lists are sorted in copies.
-func Marshal(s *surface.Surface) []byte {
-	tools := make([]ToolText, len(s.Tools))
-	for i, t := range s.Tools {
-		tools[i] = ToolText{Name: t.Name, Text: AppendTool(nil, t)}
-	}
-	return Assemble(s.Server, s.ProtocolVersion, tools, s.Resources, s.Prompts)
+// Parts is a snapshot before it is written: the launch identity and
+// protocol version, each tool's rendered text, and the resources and
+// prompts. A pin that streams its lock renders each tool where it is
+// built (AppendTool) and gathers the parts; Sort puts them in the
+// canonical order, Screen screens them, WriteTo writes the text.
+type Parts struct {
+	Server    surface.Server
+	Protocol  string
+	Tools     []ToolText
+	Resources []surface.Resource
+	Prompts   []surface.Prompt
 }
 
-// Assemble is Marshal for a surface whose tools were rendered one at a
-// time with AppendTool (a pin that streams its lock renders each where it
-// is built): tools is sorted in place by name.
-func Assemble(srv surface.Server, protocol string, tools []ToolText, resources []surface.Resource, prompts []surface.Prompt) []byte {
-	slices.SortStableFunc(tools, func(a, b ToolText) int { return strings.Compare(a.Name, b.Name) })
-	size := 256
-	for _, t := range tools {
-		size += len(t.Text) + 2
+// NewParts renders s as parts, sorted. s is not modified.
+func NewParts(s *surface.Surface) *Parts {
+	p := &Parts{Server: s.Server, Protocol: s.ProtocolVersion, Tools: make([]ToolText, len(s.Tools)),
+		Resources: slices.Clone(s.Resources), Prompts: slices.Clone(s.Prompts)}
+	var buf []byte
+	for i, t := range s.Tools {
+		buf = AppendTool(buf[:0], t)
+		p.Tools[i] = ToolText{Name: t.Name, Text: bytes.Clone(buf)}
 	}
-	e := &encoder{b: make([]byte, 0, size)}
+	p.Sort()
+	return p
+}
+
+// Sort puts the entries in the canonical order: tools by name, resources
+// by URI, prompts by name, in code-point order.
+func (p *Parts) Sort() {
+	slices.SortStableFunc(p.Tools, func(a, b ToolText) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(p.Resources, func(a, b surface.Resource) int { return strings.Compare(a.URI, b.URI) })
+	slices.SortStableFunc(p.Prompts, func(a, b surface.Prompt) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// Marshal returns the canonical snapshot text of s (see the package
+// comment). s is not modified.
+func Marshal(s *surface.Surface) []byte { return NewParts(s).Bytes() }
+
+// Bytes returns the snapshot text of p, which must be sorted.
+func (p *Parts) Bytes() []byte {
+	var b bytes.Buffer
+	b.Grow(p.size())
+	p.WriteTo(&b)
+	return b.Bytes()
+}
+
+// size is about the length of p's text.
+func (p *Parts) size() int {
+	n := 256
+	for _, t := range p.Tools {
+		n += len(t.Text) + 2
+	}
+	return n
+}
+
+// WriteTo writes the snapshot text of p, which must be sorted, to w.
+func (p *Parts) WriteTo(w io.Writer) (int64, error) {
+	var written int64
+	e := &encoder{}
+	flush := func() error {
+		n, err := w.Write(e.b)
+		written += int64(n)
+		e.b = e.b[:0]
+		return err
+	}
 	e.b = append(e.b, '{')
 	first := true
 	field := func(key string) {
@@ -49,40 +96,72 @@ func Assemble(srv surface.Server, protocol string, tools []ToolText, resources [
 		e.b = jsonv.AppendQuoted(e.b, key)
 		e.b = append(e.b, ':', ' ')
 	}
-	if srv.IsHTTP() {
+	if p.Server.IsHTTP() {
 		field("url")
-		e.str(srv.URL)
+		e.str(p.Server.URL)
 	} else {
 		field("command")
-		e.str(srv.Command)
+		e.str(p.Server.Command)
 		field("args")
-		e.list(len(srv.Args), 1, func(i int) { e.str(srv.Args[i]) })
+		e.list(len(p.Server.Args), 1, func(i int) { e.str(p.Server.Args[i]) })
 	}
-	if protocol != "" {
+	if p.Protocol != "" {
 		field("protocolVersion")
-		e.str(protocol)
+		e.str(p.Protocol)
 	}
 	field("tools")
-	e.list(len(tools), 1, func(i int) { e.b = append(e.b, tools[i].Text...) })
-	res := slices.Clone(resources)
-	slices.SortStableFunc(res, func(a, b surface.Resource) int { return strings.Compare(a.URI, b.URI) })
+	var err error
+	// Tool texts are written as they are, not copied into one buffer.
+	e.list(len(p.Tools), 1, func(i int) {
+		if err == nil {
+			err = flush()
+		}
+		if err == nil {
+			var n int
+			n, err = w.Write(p.Tools[i].Text)
+			written += int64(n)
+		}
+	})
 	field("resources")
-	e.list(len(res), 1, func(i int) {
-		r := res[i]
+	e.list(len(p.Resources), 1, func(i int) {
+		r := p.Resources[i]
 		e.item(2, jsonv.M("uri", jsonv.NewString(r.URI)), jsonv.M("name", r.Name),
 			jsonv.M("description", r.Description), jsonv.M("mimeType", r.MimeType))
 	})
-	ps := slices.Clone(prompts)
-	slices.SortStableFunc(ps, func(a, b surface.Prompt) int { return strings.Compare(a.Name, b.Name) })
 	field("prompts")
-	e.list(len(ps), 1, func(i int) {
-		p := ps[i]
-		e.item(2, jsonv.M("name", jsonv.NewString(p.Name)), jsonv.M("description", p.Description),
-			jsonv.M("arguments", p.Arguments))
+	e.list(len(p.Prompts), 1, func(i int) {
+		q := p.Prompts[i]
+		e.item(2, jsonv.M("name", jsonv.NewString(q.Name)), jsonv.M("description", q.Description),
+			jsonv.M("arguments", q.Arguments))
 	})
 	e.newline(0)
 	e.b = append(e.b, '}', '\n')
-	return e.b
+	if err == nil {
+		err = flush()
+	}
+	return written, err
+}
+
+// resourceValue and promptValue are the items as the snapshot holds them.
+func resourceValue(r surface.Resource) *jsonv.Value {
+	return object(jsonv.M("uri", jsonv.NewString(r.URI)), jsonv.M("name", r.Name),
+		jsonv.M("description", r.Description), jsonv.M("mimeType", r.MimeType))
+}
+
+func promptValue(p surface.Prompt) *jsonv.Value {
+	return object(jsonv.M("name", jsonv.NewString(p.Name)), jsonv.M("description", p.Description),
+		jsonv.M("arguments", p.Arguments))
+}
+
+// object is an object of the members whose value is not nil.
+func object(members ...jsonv.Member) *jsonv.Value {
+	o := jsonv.NewObject()
+	for _, m := range members {
+		if m.Value != nil {
+			o.Members = append(o.Members, m)
+		}
+	}
+	return o
 }
 
 // AppendTool appends the snapshot text of one tool item, as it stands in
@@ -98,9 +177,16 @@ func AppendTool(dst []byte, t surface.Tool) []byte {
 // encoder writes indented JSON.
 type encoder struct{ b []byte }
 
+// newlines is a newline and the indentation of the first levels.
+var newlines = "\n" + strings.Repeat(indent, 64)
+
 func (e *encoder) newline(level int) {
-	e.b = append(e.b, '\n')
-	for range level {
+	if n := 1 + len(indent)*level; n <= len(newlines) {
+		e.b = append(e.b, newlines[:n]...)
+		return
+	}
+	e.b = append(e.b, newlines...)
+	for range level - 64 {
 		e.b = append(e.b, indent...)
 	}
 }
@@ -222,9 +308,20 @@ func (e *encoder) str(s string) {
 	e.b = append(e.b, '"')
 }
 
-// hasHigh reports whether s holds DEL or any non-ASCII byte.
+// hasHigh reports whether s holds DEL or any non-ASCII byte, eight bytes
+// at a time: a byte of 0x80 or more has its top bit set, and so has DEL
+// plus one (no byte below 0x80 carries into the next).
 func hasHigh(s string) bool {
-	for i := 0; i < len(s); i++ {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if (w|(w+ones))&tops != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0x7f {
 			return true
 		}

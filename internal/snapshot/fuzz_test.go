@@ -27,3 +27,21 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHasHigh: the word-at-a-time test agrees with a byte loop.
+func FuzzHasHigh(f *testing.F) {
+	f.Add("plain ascii text here")
+	f.Add("tab\there and DEL \x7f")
+	f.Add("émoji🙂 and more ASCII after it")
+	f.Fuzz(func(t *testing.T, s string) {
+		want := false
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x7f {
+				want = true
+			}
+		}
+		if got := hasHigh(s); got != want {
+			t.Fatalf("hasHigh(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

@@ -22,32 +22,37 @@ func (e *SecretError) Error() string {
 	return fmt.Sprintf("refusing to write a surface snapshot that would store a secret verbatim: %s; re-run with --allow-secret-in-snapshot if the value is not secret, or with --no-snapshot to write no snapshot", strings.Join(e.Where, "; "))
 }
 
-// Screen scans every string of the snapshot text doc (keys included),
-// but for the launch identity, which the lock stores and screens itself,
-// with
-// the vendor patterns of the secret scanner, as a pin screens its lock
-// (the entropy rule left out: hex identifiers in enums are not secrets),
-// and, when handed is not nil, for values handed to the server (handed
-// reports whether a string is one). A hit is a *SecretError. Text that
-// holds none of the patterns' fixed prefixes cannot match them, so doc is
-// parsed only when it may hold one or handed is set.
-func Screen(doc []byte, handed func(string) bool) error {
-	if handed == nil && !findings.MayHoldVendorSecretBytes(doc) {
-		return nil
-	}
-	v, err := jsonv.Parse(doc, jsonv.Options{})
-	if err != nil {
-		return fmt.Errorf("screen surface snapshot: %w", err)
-	}
+// Screen scans every string of the snapshot (keys included), but for the
+// launch identity, which the lock stores and screens itself, with the
+// vendor patterns of the secret scanner, as a pin screens its lock (the
+// entropy rule left out: hex identifiers in enums are not secrets), and,
+// when handed is not nil, for values handed to the server (handed reports
+// whether a string holds one). A hit is a *SecretError naming each place
+// by its JSON path in the snapshot, which p must be sorted for. A tool
+// whose text holds none of the patterns' fixed prefixes cannot match
+// them, so only the others are parsed back and walked (all of them when
+// handed is set).
+func (p *Parts) Screen(handed func(string) bool) error {
 	w := &walker{handed: handed}
-	for _, m := range v.Members {
-		switch m.Key {
-		case "command", "args", "url":
-			// The launch identity is the lock's too, screened (and let
-			// through by --allow-secret-in-lock) where the lock is.
-		default:
-			w.walk(jsonv.Path{}.Key(m.Key), m.Value)
+	root := jsonv.Path{}
+	if p.Protocol != "" {
+		w.text(root.Key("protocolVersion"), p.Protocol)
+	}
+	for i, t := range p.Tools {
+		if handed == nil && !findings.MayHoldVendorSecretBytes(t.Text) {
+			continue
 		}
+		v, err := jsonv.Parse(t.Text, jsonv.Options{})
+		if err != nil {
+			return fmt.Errorf("screen surface snapshot: %w", err)
+		}
+		w.walk(root.Key("tools").Index(i), v)
+	}
+	for i, r := range p.Resources {
+		w.walk(root.Key("resources").Index(i), resourceValue(r))
+	}
+	for i, q := range p.Prompts {
+		w.walk(root.Key("prompts").Index(i), promptValue(q))
 	}
 	if len(w.where) == 0 {
 		return nil

@@ -217,7 +217,7 @@ func TestReadFileBounds(t *testing.T) {
 func TestScreen(t *testing.T) {
 	secret := "ghp_" + strings.Repeat("A1b2", 9)
 	s := sampleSurface(t, strings.Replace(sample, `"Writes a file.`, `"Writes a file with `+secret+`.`, 1))
-	err := Screen(Marshal(s), nil)
+	err := NewParts(s).Screen(nil)
 	var se *SecretError
 	if !errors.As(err, &se) {
 		t.Fatalf("Screen = %v", err)
@@ -226,15 +226,15 @@ func TestScreen(t *testing.T) {
 	if strings.Contains(msg, secret) || !strings.Contains(msg, "$.tools[1].description") || !strings.Contains(msg, "--allow-secret-in-snapshot") {
 		t.Fatalf("message does not name where without the value: %s", msg)
 	}
-	if err := Screen(Marshal(sampleSurface(t, sample)), nil); err != nil {
+	if err := NewParts(sampleSurface(t, sample)).Screen(nil); err != nil {
 		t.Fatalf("clean: %v", err)
 	}
 	handed := func(v string) bool { return v == "d" }
-	if err := Screen(Marshal(sampleSurface(t, sample)), handed); err == nil || !strings.Contains(err.Error(), "$.prompts[0].description (a value handed") {
+	if err := NewParts(sampleSurface(t, sample)).Screen(handed); err == nil || !strings.Contains(err.Error(), "$.prompts[0].description (a value handed") {
 		t.Fatalf("handed: %v", err)
 	}
 	// The launch is the lock's to screen.
-	if err := Screen(Marshal(sampleSurface(t, strings.Replace(sample, `"--flag"`, `"`+secret+`"`, 1))), func(v string) bool { return v == "--flag" }); err != nil {
+	if err := NewParts(sampleSurface(t, strings.Replace(sample, `"--flag"`, `"`+secret+`"`, 1))).Screen(func(v string) bool { return v == "--flag" }); err != nil {
 		t.Fatalf("launch screened: %v", err)
 	}
 }
@@ -245,7 +245,7 @@ func TestStage(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "warden.surface.json")
 	os.WriteFile(p, []byte("old"), 0o644)
-	st, err := Stage(p, []byte("new"))
+	st, err := Stage(p, bytes.NewReader([]byte("new")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestStage(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("discard left %d files", len(ents))
 	}
-	st, _ = Stage(p, []byte("new"))
+	st, _ = Stage(p, bytes.NewReader([]byte("new")))
 	if err := st.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestStage(t *testing.T) {
 	}
 	link := filepath.Join(dir, "link.surface.json")
 	os.Symlink(p, link)
-	if _, err := Stage(link, []byte("x")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := Stage(link, bytes.NewReader([]byte("x"))); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("symlink: %v", err)
 	}
 	if err := Remove(link); err == nil {

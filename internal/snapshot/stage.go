@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,10 +21,11 @@ type Staged struct {
 	tmp, path string
 }
 
-// Stage writes data to a temporary file in path's folder. Like
-// lock.WriteAtomic it refuses a path that exists and is not a regular file
-// (a symbolic link is never written through).
-func Stage(path string, data []byte) (*Staged, error) {
+// Stage writes src (a snapshot's Parts, or its text in a bytes.Reader)
+// to a temporary file in path's folder. Like lock.WriteAtomic it refuses
+// a path that exists and is not a regular file (a symbolic link is never
+// written through).
+func Stage(path string, src io.WriterTo) (*Staged, error) {
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("write %s: it is %s, not a regular file; warden does not write through or replace it (remove it, or pass --no-snapshot)", path, infile.FileType(info.Mode()))
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -33,7 +36,11 @@ func Stage(path string, data []byte) (*Staged, error) {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	s := &Staged{tmp: f.Name(), path: path}
-	_, err = f.Write(data)
+	bw := bufio.NewWriterSize(f, 256<<10)
+	_, err = src.WriteTo(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err == nil {
 		err = f.Chmod(0o644)
 	}
