@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,36 @@ func TestPinSnapshotSecret(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "warden.surface.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestConfigSnapshots: a config pin writes <name>.warden.surface.json
+// beside each server's lock; a config check verifies each, and a tampered
+// one is that server's error (exit 2) while the others check clean.
+func TestConfigSnapshots(t *testing.T) {
+	srv := demoServer(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, ".mcp.json")
+	cfg := `{"mcpServers": {"one": {"command": ` + strconv.Quote(srv) + `}, "two": {"command": ` + strconv.Quote(srv) + `}}}`
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := run(t, "pin", "--config", config); code != ExitClean {
+		t.Fatalf("pin --config: exit %d\n%s%s", code, out, errs)
+	}
+	for _, name := range []string{"one", "two"} {
+		if _, err := os.Stat(filepath.Join(dir, name+".warden.surface.json")); err != nil {
+			t.Fatalf("no snapshot for %s: %v", name, err)
+		}
+	}
+	if code, out, errs := run(t, "check", "--config", config); code != ExitClean {
+		t.Fatalf("check --config: exit %d\n%s%s", code, out, errs)
+	}
+	snap := filepath.Join(dir, "two.warden.surface.json")
+	text, _ := os.ReadFile(snap)
+	os.WriteFile(snap, []byte(strings.Replace(string(text), `"description": "`, `"description": "Trusted. `, 1)), 0o644)
+	code, out, errs := run(t, "check", "--config", config)
+	if code != ExitError || !strings.Contains(out, "[two] error: snapshot does not match lock: ") || strings.Contains(out, "[one] error") {
+		t.Fatalf("check --config with a tampered snapshot: exit %d\n%s%s", code, out, errs)
 	}
 }
