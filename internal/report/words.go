@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/explain"
+	"github.com/wardenlock/warden/internal/findings"
 )
 
 // A quote is one block of server-controlled text behind a drift item: label
@@ -141,7 +142,7 @@ func wordDiffLines(ops []explain.WordOp) []string {
 			lines = append(lines, fmt.Sprintf("  … %d more change run(s) left out", len(ops)-i))
 			break
 		}
-		text := Clip(op.Text, maxQuoteText)
+		text := serverText(op.Text)
 		if op.Omitted > 0 {
 			// The words of the run left out here, by the explanation's
 			// bounds; the marker is warden's, on the run's own line.
@@ -203,7 +204,7 @@ func pathQuote(label string, changes []explain.PathChange) quote {
 	lines := make([]string, 0, len(changes))
 	clipped := false
 	for _, c := range changes {
-		lines = append(lines, Clip(c.Path, maxQuoteText)+": "+jsonSide(c.Old)+" -> "+jsonSide(c.New))
+		lines = append(lines, serverText(c.Path)+": "+jsonSide(c.Old)+" -> "+jsonSide(c.New))
 		clipped = clipped || c.Clipped
 	}
 	if clipped {
@@ -217,24 +218,24 @@ func jsonSide(s *string) string {
 	if s == nil {
 		return "(absent)"
 	}
-	return Clip(*s, maxQuoteText)
+	return serverText(*s)
 }
 
 // enumQuote lists an enum's values added (+) and removed (-) under the
 // property they belong to, or, without a snapshot, its current values.
 func enumQuote(e *explain.EnumChange) quote {
-	lines := []string{"  property: " + Clip(e.Property, maxQuoteText)}
+	lines := []string{"  property: " + serverText(e.Property)}
 	for _, v := range e.Removed {
-		lines = append(lines, "- "+Clip(v, maxQuoteText))
+		lines = append(lines, "- "+serverText(v))
 	}
 	for _, v := range e.Added {
-		lines = append(lines, "+ "+Clip(v, maxQuoteText))
+		lines = append(lines, "+ "+serverText(v))
 	}
 	label := "enum values (- removed, + added)"
 	if len(e.Values) > 0 {
 		label = "enum values (+ added, or now allowed)"
 		for _, v := range e.Values {
-			lines = append(lines, "  now: "+Clip(v, maxQuoteText))
+			lines = append(lines, "  now: "+serverText(v))
 		}
 	}
 	return quote{label: label + omittedNote(e.Omitted, "value"), diff: true, lines: lines}
@@ -262,14 +263,14 @@ func toolQuote(label string, v *explain.ToolView, shown *string) (quote, bool) {
 	}
 	list := func(name string, vals []string) {
 		if len(vals) > 0 {
-			lines = append(lines, name+": "+Clip(strings.Join(vals, ", "), maxQuoteText))
+			lines = append(lines, name+": "+serverText(strings.Join(vals, ", ")))
 		}
 	}
 	list("capabilities", v.Capabilities)
 	list("properties", v.Properties)
 	list("required", v.Required)
 	if v.Annotations != nil {
-		lines = append(lines, "annotations: "+Clip(*v.Annotations, maxQuoteText))
+		lines = append(lines, "annotations: "+serverText(*v.Annotations))
 	}
 	if len(lines) == 0 {
 		return quote{}, false
@@ -280,9 +281,21 @@ func toolQuote(label string, v *explain.ToolView, shown *string) (quote, bool) {
 	return quote{label: label, wrap: true, lines: lines}, true
 }
 
+// serverText is how every string of an explanation enters a quote:
+// with every part the secret scanner would report redacted (as findings
+// redacts a finding's snippet and the launch), then clipped to
+// maxQuoteText. A server can put a token in a description as easily as in
+// a lock's hashed fields, and a quote must not publish what the lock only
+// hashes. The text is bounded before the scan and clipped again after it,
+// so the scan stays cheap and a secret cut by the first bound falls in the
+// middle that the second leaves out.
+func serverText(s string) string {
+	return Clip(findings.RedactSecrets(Clip(s, 4*maxQuoteText)), maxQuoteText)
+}
+
 // textLines splits clipped text into its lines.
 func textLines(s string) []string {
-	return strings.Split(strings.TrimRight(Clip(s, maxQuoteText), "\n"), "\n")
+	return strings.Split(strings.TrimRight(serverText(s), "\n"), "\n")
 }
 
 // prefixLines splits clipped text into lines, each starting with prefix.

@@ -367,3 +367,32 @@ func TestQuotes(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotesRedactSecrets: a secret in the server's words is redacted in
+// every quote (text report, summary, comment), as in a finding's snippet.
+func TestQuotesRedactSecrets(t *testing.T) {
+	secrets := []string{"sk" + "-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv", "xo" + "xb-" + "2718281828-aZ9bY8cX7w", "-----BEGIN RSA " + "PRIVATE KEY-----"}
+	text := "Use the key " + secrets[0] + " then " + secrets[1] + "\n" + secrets[2]
+	items := []drift.Item{{Class: "description-modified", Severity: drift.Low, Target: "tools/t", Message: "Tool 't' description changed"}}
+	expls := []explain.Explanation{explanationOf(text)}
+	var buf bytes.Buffer
+	if err := WriteCheckTextExplained(&buf, "warden.lock", items, expls); err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{
+		"text":    buf.String(),
+		"summary": RenderSummary(Summary{Mode: "check", Verdict: VerdictDrift, Drift: items, Explanations: expls}),
+		"comment": RenderComment(Comment{LockPath: "l", Verdict: VerdictDrift, Drift: items, Explanations: expls}),
+	}
+	for name, out := range outputs {
+		if !strings.Contains(out, "Use the key") {
+			t.Errorf("%s: the words around the secret are not shown", name)
+		}
+		for _, s := range secrets {
+			frag := s[4:16]
+			if strings.Contains(out, frag) || strings.Contains(out, EscapeMarkdown(frag)) {
+				t.Errorf("%s leaks %q", name, frag)
+			}
+		}
+	}
+}
