@@ -61,6 +61,69 @@ func drifted(ctx context.Context, path string, maxItems int, base, cur *lock.Loc
 // readWhole reads the surface file at path into a surface, keeping the
 // tools tool says to keep (all when tool is nil).
 func readWhole(ctx context.Context, path string, maxItems int, tool func(name string) bool) (*surface.Surface, error) {
+	if tool != nil {
+		if s, err := readSome(ctx, path, maxItems, tool); err == nil || Cancelled(ctx) != nil {
+			return s, err
+		}
+		// Refused (an item too long to cut out, say): read the plain way,
+		// for the refusal.
+	}
+	return readPlain(ctx, path, maxItems, tool)
+}
+
+// readSome is readWhole keeping a few tools: each is cut out unparsed
+// and only its name is built, and a tool is parsed whole only when it is
+// kept. The file was read and checked once already.
+func readSome(ctx context.Context, path string, maxItems int, tool func(name string) bool) (*surface.Surface, error) {
+	f, err := surface.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	f.WithContext(ctx)
+	if maxItems <= 0 {
+		maxItems = capture.DefaultMaxItems
+	}
+	s := &surface.Surface{}
+	names := jsonv.Parser{RootKeys: []string{"name"}}
+	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), surface.Handler{
+		MaxItems: maxItems,
+		RawTool: func(raw []byte) ([]byte, error) {
+			v, err := names.ParseOver(raw)
+			if err != nil {
+				return nil, err
+			}
+			name, ok := v.Get("name").Str()
+			if !ok || !tool(name) {
+				return raw, nil // the buffer is free again
+			}
+			t, err := surface.ParseTool(raw)
+			if err != nil {
+				return nil, err
+			}
+			s.Tools = append(s.Tools, t)
+			return nil, nil
+		},
+		Resource: func(r surface.Resource) error {
+			r.Name, r.Description, r.MimeType = r.Name.Clone(), r.Description.Clone(), r.MimeType.Clone()
+			s.Resources = append(s.Resources, r)
+			return nil
+		},
+		Prompt: func(p surface.Prompt) error {
+			p.Description, p.Arguments = p.Description.Clone(), p.Arguments.Clone()
+			s.Prompts = append(s.Prompts, p)
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Server, s.ProtocolVersion = hdr.Server, hdr.ProtocolVersion
+	return s, nil
+}
+
+// readPlain is readWhole reading every tool whole.
+func readPlain(ctx context.Context, path string, maxItems int, tool func(name string) bool) (*surface.Surface, error) {
 	f, err := surface.Open(path, nil)
 	if err != nil {
 		return nil, err
