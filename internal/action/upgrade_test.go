@@ -102,6 +102,8 @@ func reviewCheck(t *testing.T, h *harness, baseLock, baseSnapshot []byte, wantCo
 		t.Fatalf("%d comments, want 1; calls %q", len(comments), api.callList())
 	}
 	rv := review{result: r, comment: comments[0].Body}
+	assertNothingDropped(t, "summary", r.summary)
+	assertNothingDropped(t, "comment", rv.comment)
 	var err error
 	if rv.summaryHTML, err = reporttest.RenderGFM(r.summary); err != nil {
 		t.Fatal(err)
@@ -110,6 +112,22 @@ func reviewCheck(t *testing.T, h *harness, baseLock, baseSnapshot []byte, wantCo
 		t.Fatal(err)
 	}
 	return rv
+}
+
+// assertNothingDropped checks that GitHub's sanitizer would remove
+// nothing from Markdown warden wrote but HTML comments (the sticky
+// comment's marker): warden's own markup must reach the reviewer as meant.
+func assertNothingDropped(t *testing.T, name, md string) {
+	t.Helper()
+	dropped, err := reporttest.Dropped(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dropped {
+		if d != "comment" {
+			t.Errorf("%s: GitHub's sanitizer would drop the %s", name, d)
+		}
+	}
 }
 
 // TestUpgradeSummaryAndComment is issue 21's acceptance test for the job

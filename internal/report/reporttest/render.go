@@ -28,7 +28,32 @@ func RenderComment(md string) (string, error) {
 	return render(md, true)
 }
 
+// Dropped returns what GitHub's sanitizer (as Sanitize models it) removes
+// from the HTML that md renders to, one entry per element or attribute
+// ("element script", "attribute style of span", "comment"), in document
+// order. Markdown warden writes itself should lose nothing: whatever it
+// loses, a reviewer on GitHub does not see as warden meant.
+func Dropped(md string) ([]string, error) {
+	raw, err := renderRaw(md, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	sanitize(raw, func(what string) { out = append(out, what) })
+	return out, nil
+}
+
 func render(md string, hardWraps bool) (string, error) {
+	raw, err := renderRaw(md, hardWraps)
+	if err != nil {
+		return "", err
+	}
+	return Sanitize(raw), nil
+}
+
+// renderRaw renders md as GitHub's Markdown renderer does, before
+// sanitizing.
+func renderRaw(md string, hardWraps bool) (string, error) {
 	opts := []renderer.Option{gmhtml.WithUnsafe()}
 	if hardWraps {
 		opts = append(opts, gmhtml.WithHardWraps())
@@ -49,7 +74,7 @@ func render(md string, hardWraps bool) (string, error) {
 	if err := gm.Convert([]byte(md), &buf); err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
-	return Sanitize(buf.String()), nil
+	return buf.String(), nil
 }
 
 // allowedElements are the elements GitHub's sanitizer keeps
@@ -114,9 +139,18 @@ func setOf(names ...string) map[string]bool {
 // mailto (or no scheme), and every kept attribute is re-quoted. A '<' that
 // starts no tag is text and is escaped.
 func Sanitize(src string) string {
+	return sanitize(src, func(string) {})
+}
+
+// sanitize is Sanitize, telling dropped about each thing it removes.
+func sanitize(src string, dropped func(string)) string {
 	var b strings.Builder
 	var skip []string // open droppedWithContent elements
 	for _, tok := range tokenize(src) {
+		if tok.kind == commentTok {
+			dropped("comment")
+			continue
+		}
 		if len(skip) > 0 {
 			if tok.kind == endTag && tok.name == skip[len(skip)-1] {
 				skip = skip[:len(skip)-1]
@@ -129,14 +163,16 @@ func Sanitize(src string) string {
 		case textTok:
 			b.WriteString(tok.raw)
 		case startTag:
-			if droppedWithContent[tok.name] {
+			switch {
+			case droppedWithContent[tok.name]:
+				dropped("element " + tok.name)
 				if !tok.selfClosing {
 					skip = append(skip, tok.name)
 				}
-				continue
-			}
-			if allowedElements[tok.name] {
-				b.WriteString(writeStart(tok))
+			case allowedElements[tok.name]:
+				b.WriteString(writeStart(tok, dropped))
+			default:
+				dropped("element " + tok.name)
 			}
 		case endTag:
 			if allowedElements[tok.name] {
@@ -148,17 +184,25 @@ func Sanitize(src string) string {
 }
 
 // writeStart writes tok back with only the attributes the sanitizer keeps.
-func writeStart(tok token) string {
+func writeStart(tok token, dropped func(string)) string {
 	var b strings.Builder
 	b.WriteString("<" + tok.name)
 	for _, a := range tok.attrs {
-		if !allowedAttributes[a.name] && !elementAttributes[tok.name][a.name] {
+		if tok.name == "code" && a.name == "class" && strings.HasPrefix(a.value, "language-") {
+			// goldmark's mark of a fenced block's info string; GitHub's
+			// renderer records it elsewhere (<pre lang>) for highlighting,
+			// so nothing the Markdown meant is lost.
 			continue
 		}
-		if urlAttributes[a.name] && !safeURL(a.value) {
-			continue
+		keep := allowedAttributes[a.name] || elementAttributes[tok.name][a.name]
+		if keep && urlAttributes[a.name] && !safeURL(a.value) {
+			keep = false
 		}
-		if tok.name == "input" && (a.name != "type" && a.name != "checked" && a.name != "disabled") {
+		if keep && tok.name == "input" && a.name != "type" && a.name != "checked" && a.name != "disabled" {
+			keep = false
+		}
+		if !keep {
+			dropped("attribute " + a.name + " of " + tok.name)
 			continue
 		}
 		b.WriteString(" " + a.name + `="` + html.EscapeString(a.value) + `"`)

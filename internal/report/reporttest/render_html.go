@@ -10,11 +10,12 @@ const (
 	textTok = iota
 	startTag
 	endTag
+	commentTok // a comment or a declaration
 )
 
-// token is one piece of an HTML text: text (raw, entities as written) or a
-// tag (name lower-cased, attribute values decoded). Comments and
-// declarations produce no token.
+// token is one piece of an HTML text: text (raw, entities as written), a
+// tag (name lower-cased, attribute values decoded), or a comment or
+// declaration (its text dropped).
 type token struct {
 	kind        int
 	raw         string
@@ -50,12 +51,14 @@ func tokenize(src string) []token {
 		src = src[i:]
 		switch {
 		case strings.HasPrefix(src, "<!--"):
+			toks = append(toks, token{kind: commentTok})
 			end := strings.Index(src[4:], "-->")
 			if end < 0 {
 				return toks
 			}
 			src = src[4+end+3:]
 		case strings.HasPrefix(src, "<!") || strings.HasPrefix(src, "<?"):
+			toks = append(toks, token{kind: commentTok})
 			end := strings.IndexByte(src, '>')
 			if end < 0 {
 				return toks

@@ -105,3 +105,18 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+func TestDropped(t *testing.T) {
+	md := "<!-- marker -->\n<details ontoggle=\"x()\"><summary>s</summary>\n\n<script>alert(1)</script>\n\n<font color=red>f</font> <a href=\"javascript:x\">a</a>\n\n</details>\n\n| a |\n|:-:|\n| 1 |\n"
+	got, err := Dropped(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"comment", "attribute ontoggle of details", "element script", "element font", "attribute href of a"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Dropped = %q, want %q", got, want)
+	}
+	if got, _ := Dropped("plain **text** with a [link](https://example.com)\n\n```diff\n+ x\n```\n"); got != nil {
+		t.Errorf("Dropped of plain Markdown = %q", got)
+	}
+}
