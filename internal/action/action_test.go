@@ -564,11 +564,17 @@ func TestRunHostileServer(t *testing.T) {
 	}
 
 	// Summary: no markup from the server survives, and table rows keep
-	// their cells.
+	// their cells. The server's own words are quoted verbatim, but only
+	// inside fenced code blocks (where Markdown and HTML mean nothing) in
+	// the collapsed server-controlled section.
+	outside, quoted := splitQuotes(t, r.summary)
 	for _, bad := range []string{"<script", "<img", "</code></pre>", "[click me]", "](https", "ghadelimiter_", "\x1b", "**bold**", "@org/team"} {
-		if strings.Contains(r.summary, bad) {
+		if strings.Contains(outside, bad) {
 			t.Errorf("summary contains raw %q", bad)
 		}
+	}
+	if !strings.Contains(quoted, "ghadelimiter_") || strings.Contains(quoted, "\x1b") {
+		t.Errorf("the server's words are not quoted as they are, made safe:\n%s", quoted)
 	}
 	rows := 0
 	for _, line := range strings.Split(r.summary, "\n") {
@@ -584,4 +590,36 @@ func TestRunHostileServer(t *testing.T) {
 	if rows < len(ids) && rows < report.DefaultSummaryRows {
 		t.Errorf("%d table rows for %d results:\n%s", rows, len(ids), r.summary)
 	}
+}
+
+// splitQuotes splits a summary into what is outside its fenced quotes of
+// server text and what is inside them, checking that every quote is in the
+// collapsed section labelled as server-controlled text.
+func splitQuotes(t *testing.T, md string) (outside, quoted string) {
+	t.Helper()
+	var out, in strings.Builder
+	fence, section := "", false
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case fence != "":
+			if line == fence {
+				fence = ""
+				continue
+			}
+			in.WriteString(line + "\n")
+			continue
+		case strings.HasPrefix(line, "<details><summary>Server-controlled text"):
+			section = true
+		case line == "</details>":
+			section = false
+		case strings.HasPrefix(line, "```"):
+			fence = strings.TrimRight(line, "abcdefghijklmnopqrstuvwxyz")
+			if !section {
+				t.Errorf("a fenced block outside the server-controlled section: %q", line)
+			}
+			continue
+		}
+		out.WriteString(line + "\n")
+	}
+	return out.String(), in.String()
 }
