@@ -251,25 +251,41 @@ func Tables(src string) []Table {
 // Text returns all the text of rendered HTML, tags dropped and entities
 // decoded, with a line break at each block boundary.
 func Text(src string) string {
-	return text(src, false)
+	return text(src, false, false)
 }
 
 // Visible returns the text a reader sees before expanding anything: Text
 // without what is inside a closed <details> (its <summary> stays).
 func Visible(src string) string {
-	return text(src, true)
+	return text(src, true, false)
+}
+
+// Prose returns Text without what is inside <pre> and <code> elements: the
+// text a reader (or a model reading the thread) takes as the author's own
+// words rather than quoted code.
+func Prose(src string) string {
+	return text(src, false, true)
 }
 
 // blockElements end a line of text.
 var blockElements = setOf("p", "div", "br", "tr", "li", "pre", "table", "h1", "h2", "h3", "h4", "h5", "h6",
 	"blockquote", "details", "summary", "hr", "ul", "ol", "dt", "dd")
 
-func text(src string, visibleOnly bool) string {
+func text(src string, visibleOnly, proseOnly bool) string {
 	var b strings.Builder
 	var details detailsState
+	code := 0 // depth of <pre> and <code> elements
 	for _, tok := range tokenize(src) {
 		details.see(tok)
-		if visibleOnly && details.collapsed() {
+		if tok.name == "pre" || tok.name == "code" {
+			switch tok.kind {
+			case startTag:
+				code++
+			case endTag:
+				code = max(0, code-1)
+			}
+		}
+		if visibleOnly && details.collapsed() || proseOnly && code > 0 && tok.kind == textTok {
 			continue
 		}
 		switch tok.kind {

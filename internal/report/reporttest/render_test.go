@@ -120,3 +120,21 @@ func TestDropped(t *testing.T) {
 		t.Errorf("Dropped of plain Markdown = %q", got)
 	}
 }
+
+func TestProse(t *testing.T) {
+	h, err := RenderGFM("said `quoted` here\n\n```\nfenced words\n```\n\n<pre>pre words</pre>\n\nafter\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Prose(h)
+	for _, w := range []string{"said", "here", "after"} {
+		if !strings.Contains(p, w) {
+			t.Errorf("Prose lacks %q: %q", w, p)
+		}
+	}
+	for _, w := range []string{"quoted", "fenced", "pre words"} {
+		if strings.Contains(p, w) {
+			t.Errorf("Prose has %q: %q", w, p)
+		}
+	}
+}
