@@ -280,4 +280,20 @@ func TestStage(t *testing.T) {
 	if err := Remove(p); err != nil {
 		t.Fatalf("Remove of nothing: %v", err)
 	}
+
+	// A rename that fails (a directory took the path after staging)
+	// removes the staged file and says the old snapshot is still there.
+	st, err = Stage(p, bytes.NewReader([]byte("new")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(); err == nil || !strings.Contains(err.Error(), "could not be removed either") {
+		t.Fatalf("Commit over a directory: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 { // the link and the directory
+		t.Fatalf("a failed commit left %d entries", len(ents))
+	}
 }
