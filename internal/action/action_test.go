@@ -576,6 +576,24 @@ func TestRunHostileServer(t *testing.T) {
 	if !strings.Contains(quoted, "ghadelimiter_") || strings.Contains(quoted, "\x1b") {
 		t.Errorf("the server's words are not quoted as they are, made safe:\n%s", quoted)
 	}
+	// Those words (here a description's "<b>x</b>") stay out of code
+	// scanning and the annotations, which are hash-level.
+	const words = "<b>x</b>"
+	if !strings.Contains(quoted, words) {
+		t.Errorf("the summary does not quote the new tools' descriptions:\n%s", quoted)
+	}
+	sarifText, err := os.ReadFile(filepath.Join(h.ws, "warden.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(sarifText), words) || strings.Contains(string(sarifText), "server-controlled") {
+		t.Errorf("the SARIF file quotes the server's words")
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") && strings.Contains(line, words) {
+			t.Errorf("an annotation quotes the server's words: %q", line)
+		}
+	}
 	rows := 0
 	for _, line := range strings.Split(r.summary, "\n") {
 		for _, sev := range []string{"critical", "high", "medium", "low"} {

@@ -9,6 +9,16 @@
 // human-facing format: each renderer escapes them for its own medium so a
 // server cannot rewrite a terminal, forge a workflow command or inject
 // Markdown or HTML into a job summary.
+//
+// Every human-facing report shows drift items worst first — by severity,
+// then class, then target — on a copy: the items' own order (drift.Compare's)
+// is the interoperable one that JSON Lines, SARIF and the conformance
+// vectors keep. The server's own words behind an item (an explanation, see
+// package explain) are quoted only in the text report, the job summary and
+// the pull-request comment: secrets redacted, clipped, and in Markdown only
+// inside fenced code blocks that nothing in them can close, in a collapsed
+// <details> labelled as server-controlled text. SARIF and workflow
+// annotations never receive them: code scanning stays hash-level.
 package report
 
 import (
