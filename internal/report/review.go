@@ -142,6 +142,9 @@ const (
 	// commentQuoteBudget stops quoting server text once the comment is
 	// this large, leaving room for the commands that follow.
 	commentQuoteBudget = 50 << 10
+	// commentSharedQuoteBudget is the drift's quotes' budget when the
+	// comment also reviews a re-pin, whose rows stop at commentRowBudget.
+	commentSharedQuoteBudget = 24 << 10
 )
 
 // CommentMarker returns the hidden first line that identifies warden's
@@ -229,7 +232,13 @@ func RenderComment(c Comment) string {
 		b.WriteString("The MCP server no longer declares what the lock pins. Each change below was made after the lock was reviewed; if it was not expected, treat the server update as suspect.\n\n")
 		writeCountTable(&b, "Drift", c.Drift)
 		writeDriftTables(&b, entries, view, "The job summary and the SARIF file list them all.")
-		writeQuotes(&b, entries, view.quote, view.quoteBudget, "the job summary and `warden check --json` show them all")
+		budget := view.quoteBudget
+		if lc := c.LockChanges; lc != nil && lc.State == LockChanged && len(lc.Items) > 0 {
+			// Leave the re-pin review room for its rows: what merging
+			// approves matters as much as what drifted.
+			budget = commentSharedQuoteBudget
+		}
+		writeQuotes(&b, entries, view.quote, budget, "the job summary and `warden check --json` show them all")
 	default:
 		b.WriteString("The MCP server declares exactly what the lock pins.\n\n")
 	}

@@ -409,3 +409,22 @@ func TestCapsSayWhatTheyLeftOut(t *testing.T) {
 		t.Errorf("the first annotation is not the critical item: %s", first)
 	}
 }
+
+// TestCommentSharesItsBudget: a comment with both a long explained drift
+// and a re-pin review still lists the re-pin's most severe rows.
+func TestCommentSharesItsBudget(t *testing.T) {
+	items, expls := drift200()
+	long := strings.Repeat("many words ", 300)
+	for i := range expls {
+		expls[i] = explanationOf(long)
+	}
+	md := RenderComment(Comment{LockPath: "l", Verdict: VerdictDrift, Drift: items, Explanations: expls,
+		LockChanges: &LockChanges{State: LockChanged, LockPath: "l", Items: items, Explanations: expls}})
+	if len(md) > MaxCommentBytes {
+		t.Fatalf("comment is %d bytes", len(md))
+	}
+	review := md[strings.Index(md, "### What this pull request approves"):]
+	if !strings.Contains(review, "| critical | server-identity | launch/command |") || !strings.Contains(review, "| high | tool-added |") {
+		t.Errorf("the re-pin review lost its rows:\n%.3000s", review)
+	}
+}
