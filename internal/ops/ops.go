@@ -426,6 +426,9 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 			<-surfaceRead // the reading never outlives the call
 		}()
 	}
+	// The snapshot beside the lock, if any, is read while the lock is.
+	snap := startSnapshot(ctx, o.LockPath)
+	defer snap.close()
 	base, err := readLock(ctx, o.LockPath)
 	if err == nil {
 		err = Cancelled(ctx)
@@ -440,7 +443,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	// disagrees with its lock is refused, not shown.
 	var baseSurface *surface.Surface
 	if err == nil {
-		baseSurface, err = readSnapshot(ctx, o.LockPath, base)
+		baseSurface, err = snap.verify(base)
 	}
 	var b *built
 	var captured *surface.Surface

@@ -19,25 +19,70 @@ import (
 // --no-snapshot, works as before), or the refusal of one that cannot be
 // read or does not match (a *snapshot.MismatchError naming both files).
 func readSnapshot(ctx context.Context, lockPath string, l *lock.Lock) (*surface.Surface, error) {
-	path := snapshot.Path(lockPath)
-	if !snapshot.Exists(path) {
+	p := startSnapshot(ctx, lockPath)
+	defer p.close()
+	return p.verify(l)
+}
+
+// pendingSnapshot is a snapshot being read on its own goroutine, while
+// the lock is: reading either is mostly one core's decoding.
+type pendingSnapshot struct {
+	path, lockPath string
+	ctx            context.Context
+	stop           context.CancelFunc
+	done           chan struct{} // closed when s and err are set
+	s              *snapshot.Snapshot
+	err            error
+}
+
+// startSnapshot starts reading the snapshot beside the lock at lockPath;
+// there being none is known at once. close must be called.
+func startSnapshot(ctx context.Context, lockPath string) *pendingSnapshot {
+	p := &pendingSnapshot{path: snapshot.Path(lockPath), lockPath: lockPath, ctx: ctx}
+	if !snapshot.Exists(p.path) {
+		return p
+	}
+	var sctx context.Context
+	sctx, p.stop = context.WithCancel(ctx)
+	p.done = make(chan struct{})
+	go func() {
+		defer close(p.done)
+		p.s, p.err = snapshot.ReadFile(sctx, p.path)
+	}()
+	return p
+}
+
+// verify waits for the snapshot and verifies it against l (see
+// readSnapshot).
+func (p *pendingSnapshot) verify(l *lock.Lock) (*surface.Surface, error) {
+	if p.done == nil {
 		return nil, nil
 	}
-	s, err := snapshot.ReadFile(ctx, path)
-	if cerr := Cancelled(ctx); cerr != nil {
-		return nil, cerr
-	}
-	if err != nil {
+	<-p.done
+	if err := Cancelled(p.ctx); err != nil {
 		return nil, err
 	}
-	if err := snapshot.Verify(s, l); err != nil {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := snapshot.Verify(p.s, l); err != nil {
 		var me *snapshot.MismatchError
 		if errors.As(err, &me) {
-			me.Snapshot, me.Lock = path, lockPath
+			me.Snapshot, me.Lock = p.path, p.lockPath
 		}
 		return nil, err
 	}
-	return s.Surface, nil
+	return p.s.Surface, nil
+}
+
+// close stops the reading, if it is still going, and waits for it: it
+// never outlives the operation.
+func (p *pendingSnapshot) close() {
+	if p.done == nil {
+		return
+	}
+	p.stop()
+	<-p.done
 }
 
 // drifted reads the surface file at path again, keeping the tools that
