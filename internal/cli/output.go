@@ -65,7 +65,7 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 	// the surface just checked (the current side alone without a snapshot).
 	expls := explain.Items(res.Drift, res.BaselineSurface, res.CurrentSurface)
 	if of.json {
-		return report.WriteJSONLWithLaunch(env.Stdout, res.Findings, res.Drift, launch)
+		return report.WriteJSONLWith(env.Stdout, res.Findings, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls})
 	}
 	if err := report.WriteCheckTextExplained(env.Stdout, lockPath, res.Drift, expls); err != nil {
 		return err
@@ -91,7 +91,7 @@ func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error 
 	}
 	expls := explain.Items(res.Drift, res.ASurface, res.BSurface)
 	if of.json {
-		return report.WriteJSONLWithLaunch(env.Stdout, nil, res.Drift, launch)
+		return report.WriteJSONLWith(env.Stdout, nil, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls})
 	}
 	if err := report.WriteDiffText(env.Stdout, filepath.Base(a), filepath.Base(b), res.Drift, expls); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
+	"github.com/wardenlock/warden/internal/findings"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/pyfmt"
@@ -131,5 +132,27 @@ func explanationJSON(e explain.Explanation) (*jsonv.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode explanation: %w", err)
 	}
+	redactStrings(v)
 	return v, nil
+}
+
+// redactStrings redacts, in place, every secret the scanner would report
+// in the strings of v (the server's words), as quotes in the text reports
+// are redacted: a description may carry a live token.
+func redactStrings(v *jsonv.Value) {
+	switch v.Kind {
+	case jsonv.String:
+		if r := findings.RedactSecrets(v.Text); r != v.Text {
+			// A new value: the decoder's no-escape mark must not carry over.
+			*v = *jsonv.NewString(r)
+		}
+	case jsonv.Array:
+		for _, it := range v.Items {
+			redactStrings(it)
+		}
+	case jsonv.Object:
+		for _, m := range v.Members {
+			redactStrings(m.Value)
+		}
+	}
 }

@@ -79,3 +79,19 @@ func TestJSONLWithExplanations(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestJSONLExplanationRedactsSecrets: a description carrying a live token
+// is quoted in --json redacted, as the text reports quote it.
+func TestJSONLExplanationRedactsSecrets(t *testing.T) {
+	token := "gh" + "p_" + strings.Repeat("aB3dE", 7) + "f"
+	desc := "Deploys. Use " + token + " to authenticate."
+	items := []drift.Item{{Class: drift.ClassDescriptionModified, Severity: drift.Low, Target: "tools/deploy", Message: "Tool 'deploy' description changed"}}
+	expls := []explain.Explanation{{Source: explain.SourceCurrent, Current: &explain.ToolView{Description: &desc}}}
+	text, err := JSONLWith(nil, items, JSONLOptions{Explanations: expls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text, token) || !strings.Contains(text, "Deploys. Use ") {
+		t.Fatalf("explanation not redacted: %s", text)
+	}
+}
