@@ -95,3 +95,19 @@ func TestJSONLExplanationRedactsSecrets(t *testing.T) {
 		t.Fatalf("explanation not redacted: %s", text)
 	}
 }
+
+// TestServerJSONLExplanations: a config run's --json drift records carry
+// their explanations too, after the server key and the reference members.
+func TestServerJSONLExplanations(t *testing.T) {
+	desc := "Now reads files."
+	items := []drift.Item{{Class: drift.ClassToolAdded, Severity: drift.High, Target: "tools/read", Message: "Tool 'read' added"}}
+	text := ServerJSONL([]ServerReport{{Name: "fs", Mode: "check", Drift: items,
+		Explanations: []explain.Explanation{{Source: explain.SourceCurrent, Current: &explain.ToolView{Description: &desc}}}}})
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &rec); err != nil {
+		t.Fatalf("%v: %s", err, text)
+	}
+	if rec["server"] != "fs" || !strings.Contains(text, `"explanation"`) || !strings.Contains(text, "Now reads files.") {
+		t.Fatalf("record = %s", text)
+	}
+}

@@ -56,8 +56,15 @@ func ServerJSONL(servers []ServerReport) string {
 			b.WriteByte('\n')
 			continue
 		}
-		for _, rec := range records(s.Findings, s.Drift) {
+		for i, rec := range records(s.Findings, s.Drift) {
 			rec.Members = append([]jsonv.Member{name}, rec.Members...)
+			if j := i - len(s.Findings); j >= 0 && j < len(s.Explanations) && !s.Explanations[j].Empty() {
+				// Encoding a plain struct cannot fail; were it to, the
+				// record goes out without its explanation.
+				if v, err := explanationJSON(s.Explanations[j]); err == nil {
+					rec.Members = append(rec.Members, jsonv.M("explanation", v))
+				}
+			}
 			b.WriteString(pyfmt.Dumps(rec, false))
 			b.WriteByte('\n')
 		}
