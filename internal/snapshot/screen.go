@@ -75,9 +75,8 @@ func (w *walker) walk(p jsonv.Path, v *jsonv.Value) {
 		}
 	case jsonv.Object:
 		for _, m := range v.Members {
-			at := p.Key(clipKey(m.Key))
-			w.text(at, m.Key)
-			w.walk(at, m.Value)
+			w.text(p.Key("(a key)"), m.Key)
+			w.walk(p.Key(w.pathKey(m.Key)), m.Value)
 		}
 	}
 }
@@ -102,8 +101,17 @@ func (w *walker) text(p jsonv.Path, s string) {
 	}
 }
 
-// clipKey clips a key for a path: keys are server text, and one that is
-// itself a secret is named by its place, not spelled out in full.
+// pathKey is how a key is spelled in the paths of hits below it: clipped,
+// and, when the key may itself be a secret (or a handed value), not
+// spelled at all.
+func (w *walker) pathKey(k string) string {
+	if findings.MayHoldVendorSecret(k) || w.handed != nil && w.handed(k) {
+		return "(a key)"
+	}
+	return clipKey(k)
+}
+
+// clipKey clips a key for a path: keys are server text.
 func clipKey(k string) string {
 	if len(k) <= 32 {
 		return k

@@ -229,6 +229,12 @@ func TestScreen(t *testing.T) {
 	if err := NewParts(sampleSurface(t, sample)).Screen(nil); err != nil {
 		t.Fatalf("clean: %v", err)
 	}
+	// A key that is a secret is named by its place, never spelled.
+	keyed := sampleSurface(t, strings.Replace(sample, `"x-vendor":`, `"`+secret+`":`, 1))
+	err = NewParts(keyed).Screen(nil)
+	if err == nil || strings.Contains(err.Error(), secret[:12]) || !strings.Contains(err.Error(), "$.tools[1].inputSchema.properties.n[\"(a key)\"] (WRD-SEC-GITHUB") {
+		t.Fatalf("secret key: %v", err)
+	}
 	handed := func(v string) bool { return v == "d" }
 	if err := NewParts(sampleSurface(t, sample)).Screen(handed); err == nil || !strings.Contains(err.Error(), "$.prompts[0].description (a value handed") {
 		t.Fatalf("handed: %v", err)
