@@ -65,7 +65,9 @@ func TestCheckReportsRugPull(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"kind": "drift", "rule_id": "WRD-DRIFT-TOOL-ADDED", "drift_class": "tool-added", "severity": "high", "level": "error", "target": "tools/delete_note"`,
-		`"drift_class": "schema-enum-widened", "severity": "high", "level": "error", "target": "tools/get_weather", "message": "Tool 'get_weather' schema schema-enum-widened at 'units'", "detail": "enum 2→3 values"}`,
+		// The reference's members come first, as written; warden's own
+		// explanation follows them.
+		`"drift_class": "schema-enum-widened", "severity": "high", "level": "error", "target": "tools/get_weather", "message": "Tool 'get_weather' schema schema-enum-widened at 'units'", "detail": "enum 2→3 values", "explanation": {`,
 		`"kind": "finding", "rule_id": "WRD-CAP-SQL"`,
 	} {
 		if !strings.Contains(out, want) {
