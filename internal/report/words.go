@@ -70,16 +70,16 @@ func quotes(e explain.Explanation) []quote {
 		if e.PathsIncomplete {
 			label += ", the schema too large to compare whole: more may differ"
 		}
-		out = append(out, pathQuote(label, e.Paths))
+		out = append(out, pathQuote(label, e.Paths, e.Source))
 	}
 	if en := e.Enum; en != nil && (len(en.Added) > 0 || len(en.Removed) > 0 || len(en.Values) > 0 || en.Property != "") {
 		out = append(out, enumQuote(en))
 	}
 	if len(e.Hints) > 0 || e.HintsOmitted > 0 {
-		out = append(out, pathQuote("annotation hints (hint: old -> new)"+omittedNote(e.HintsOmitted, "hint"), e.Hints))
+		out = append(out, pathQuote("annotation hints (hint: old -> new)"+omittedNote(e.HintsOmitted, "hint"), e.Hints, e.Source))
 	}
 	if len(e.Arguments) > 0 || e.ArgumentsOmitted > 0 {
-		out = append(out, pathQuote("prompt arguments (argument: old -> new)"+omittedNote(e.ArgumentsOmitted, "argument"), e.Arguments))
+		out = append(out, pathQuote("prompt arguments (argument: old -> new)"+omittedNote(e.ArgumentsOmitted, "argument"), e.Arguments, e.Source))
 	}
 	if o := e.Old; o != nil {
 		if q, ok := toolQuote("the tool as pinned", o, descriptionSide(e.Description, false)); ok {
@@ -199,13 +199,23 @@ func elideSame(text string, before, after bool) string {
 	return strings.Join(parts, " ")
 }
 
-// pathQuote lists changed values as "path: old -> new" lines.
-func pathQuote(label string, changes []explain.PathChange) quote {
+// pathQuote lists changed values as "path: old -> new" lines. Without a
+// snapshot (source explain.SourceCurrent) a missing old side is not known,
+// not absent: such a line reads "path: now NEW".
+func pathQuote(label string, changes []explain.PathChange, source string) quote {
 	lines := make([]string, 0, len(changes))
-	clipped := false
+	clipped, unknown := false, false
 	for _, c := range changes {
-		lines = append(lines, serverText(c.Path)+": "+jsonSide(c.Old)+" -> "+jsonSide(c.New))
+		if c.Old == nil && source == explain.SourceCurrent {
+			lines = append(lines, serverText(c.Path)+": now "+jsonSide(c.New))
+			unknown = true
+		} else {
+			lines = append(lines, serverText(c.Path)+": "+jsonSide(c.Old)+" -> "+jsonSide(c.New))
+		}
 		clipped = clipped || c.Clipped
+	}
+	if unknown {
+		label += "; no snapshot beside the lock, so the pinned values are not known"
 	}
 	if clipped {
 		label += ", long values cut to fit"

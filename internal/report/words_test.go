@@ -340,6 +340,8 @@ func TestQuotes(t *testing.T) {
 			{Path: "required", New: sp(`["x"]`), Clipped: true}}, PathsOmitted: 3, PathsIncomplete: true},
 			[]string{`schema (path: old -> new), 3 more path(s) not shown, the schema too large to compare whole: more may differ, long values cut to fit: ` +
 				`properties/mode/enum: ["a"] -> ["a","b"] | required: (absent) -> ["x"]`}},
+		{"paths without a snapshot", explain.Explanation{Source: explain.SourceCurrent, Paths: []explain.PathChange{{Path: "properties/units/enum", New: sp(`["c","f"]`)}}},
+			[]string{`schema (path: old -> new); no snapshot beside the lock, so the pinned values are not known: properties/units/enum: now ["c","f"]`}},
 		{"hints and arguments", explain.Explanation{Hints: []explain.PathChange{{Path: "readOnlyHint", Old: sp("true"), New: sp("false")}}, HintsOmitted: 1,
 			Arguments: []explain.PathChange{{Path: "city/required", Old: sp("false"), New: sp("true")}}},
 			[]string{"annotation hints (hint: old -> new), 1 more hint(s) not shown: readOnlyHint: true -> false",
