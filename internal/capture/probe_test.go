@@ -29,6 +29,11 @@ type probeCase struct {
 	// want is the failure's message fragments after "server/discover: ";
 	// nil means a well-formed 2025-era answer, captured in the 2025 era.
 	want []string
+	// orWant, when set, is another failure the case may end in: a ping
+	// flood on a slow machine (the race detector, busy cores) can outlast
+	// the probe timer while warden answers it. Either way it fails closed
+	// and nothing follows the probe.
+	orWant []string
 }
 
 // repeat is n copies of line, each framed by a newline.
@@ -107,7 +112,8 @@ func probeCases() []probeCase {
 		{name: "notification flood", reply: repeat(note, maxUnrelatedMessages+1) + notFound,
 			want: []string{"more than 100000 messages arrived without the reply"}},
 		{name: "ping flood", stdioOnly: true, reply: repeat(ping, maxUnrelatedMessages+1) + notFound,
-			want: []string{"more than 100000 messages arrived without the reply"}},
+			want:   []string{"more than 100000 messages arrived without the reply"},
+			orWant: []string{`answering the server's "ping" request: writing to the server's stdin:`, "timeout"}},
 		{name: "cut off by an exit", stdioOnly: true, exit: true, reply: strings.TrimSuffix(notFound, "}}\n"),
 			want: []string{"reading the server's stdout: the stream ended inside a message (75 bytes after the last newline)"}},
 	}
@@ -165,7 +171,11 @@ func TestCaptureProbeReplies(t *testing.T) {
 					t.Errorf("requests %s\nwant     %s", got, want)
 				}
 				if tc.want != nil {
-					wantFailure(t, err, Failed, append([]string{"server/discover: "}, tc.want...)...)
+					want := tc.want
+					if tc.orWant != nil && err != nil && !strings.Contains(err.Error(), tc.want[0]) {
+						want = tc.orWant
+					}
+					wantFailure(t, err, Failed, append([]string{"server/discover: "}, want...)...)
 					return
 				}
 				if err != nil {
