@@ -27,9 +27,7 @@ var upgrades = []upgrade{
 // knownGaps are misses of an upgrade test that are known and not
 // asserted, with why: the test logs each one it meets and passes if it
 // meets no other. Deleting an entry makes the test assert it.
-var knownGaps = map[string]string{
-	`tool echo: "properties/message/description: \"Message to echo\" -> (absent)" is not shown`: "explain shows a structural item's own keyword; a property's description that changed beside it is only counted (\"1 more path(s) not shown\")",
-}
+var knownGaps = map[string]string{}
 
 // npmPackage returns the absolute directory of an installed npm package
 // under testdata/npm/node_modules, skipping the test when node or the

@@ -88,7 +88,95 @@ func (x *explainer) tool(name string, items []drift.Item, idx []int, out []Expla
 		}
 		out[i] = e
 	}
+	if both && p >= 0 {
+		c.unshownText(out, idx, idx[p], items)
+	}
 }
+
+// unshownText adds to the tool's most severe item every changed text of
+// its schemas that none of its items shows: a property's description,
+// title, default or example is read by the model like the tool's own
+// description, so a poisoned one must never hide behind a structural item
+// that shows only its own keyword. Each is prefixed with its schema
+// ("inputSchema/properties/path/description"). A schema one of whose items
+// lists every change (a cosmetic item, one with no path) is left as it is:
+// its texts are shown or counted there already.
+func (c *toolCtx) unshownText(out []Explanation, idx []int, primary int, items []drift.Item) {
+	shown := map[bool]map[string]bool{false: {}, true: {}}
+	whole := map[bool]bool{}
+	for _, i := range idx {
+		it := items[i]
+		if !strings.HasPrefix(it.Class, "schema-") || it.Class == drift.ClassSchemaVersionMigrated {
+			continue
+		}
+		output := strings.HasPrefix(it.Class, "schema-out-")
+		if itemPath(it, c.name, output) == "" {
+			whole[output] = true
+		}
+		for _, pc := range out[i].Paths {
+			shown[output][pc.Path] = true
+		}
+	}
+	e := &out[primary]
+	for _, output := range []bool{false, true} {
+		if whole[output] {
+			continue
+		}
+		var extra []valueChange
+		for _, ch := range c.diff(output).changes {
+			if !readText(ch) {
+				continue
+			}
+			if p, _ := clipString(ch.path, MaxPathBytes); shown[output][p] {
+				continue
+			}
+			extra = append(extra, valueChange{schemaField(output) + "/" + ch.path, ch.old, ch.new})
+		}
+		if len(extra) == 0 {
+			continue
+		}
+		room := max(MaxPaths-len(e.Paths), 0)
+		if len(extra) > room {
+			e.PathsOmitted += len(extra) - room
+			extra = extra[:room]
+		}
+		if cl := items[primary].Class; strings.HasPrefix(cl, "schema-") && strings.HasPrefix(cl, "schema-out-") == output {
+			// The item counted these among its paths not shown.
+			e.PathsOmitted = max(e.PathsOmitted-len(extra), 0)
+		}
+		more, _ := capChanges(extra, len(extra), c.words)
+		e.Paths = append(e.Paths, more...)
+	}
+}
+
+// textKeywords are the schema keywords whose strings the model reads.
+var textKeywords = map[string]bool{"description": true, "title": true, "default": true, "examples": true, "$comment": true}
+
+// readText reports whether a change is of text the model reads: a string
+// under one of textKeywords.
+func readText(ch valueChange) bool {
+	if !isTextValue(ch.old) && !isTextValue(ch.new) {
+		return false
+	}
+	segs := strings.Split(ch.path, "/")
+	for k := len(segs) - 1; k >= 0 && k >= len(segs)-2; k-- {
+		if textKeywords[segs[k]] {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaField names the schema a path is in.
+func schemaField(output bool) string {
+	if output {
+		return "outputSchema"
+	}
+	return "inputSchema"
+}
+
+// isTextValue reports whether v is a JSON string: text the model reads.
+func isTextValue(v *jsonv.Value) bool { return v != nil && v.Kind == jsonv.String }
 
 // explain fills e for one item of the tool.
 func (c *toolCtx) explain(e *Explanation, it drift.Item, both bool) {

@@ -324,7 +324,14 @@ func (c ToolChange) Missing(lines []string) []string {
 			miss = append(miss, fmt.Sprintf("tool %s: added word %q is on no \"+ \" line", c.Tool, w))
 		}
 	}
-	for _, f := range append(slices.Clip(c.Facts), c.Hints...) {
+	// A value shown beside another item's own keyword names its schema
+	// first ("inputSchema/properties/x/description: ...").
+	for _, f := range c.Facts {
+		if !inText(f.Line()) && !inText("inputSchema/"+f.Line()) {
+			miss = append(miss, fmt.Sprintf("tool %s: %q is not shown", c.Tool, f.Line()))
+		}
+	}
+	for _, f := range c.Hints {
 		if !inText(f.Line()) {
 			miss = append(miss, fmt.Sprintf("tool %s: %q is not shown", c.Tool, f.Line()))
 		}
@@ -332,7 +339,7 @@ func (c ToolChange) Missing(lines []string) []string {
 	capped := strings.Contains(joined, " left out")
 	shown := 0
 	for _, f := range c.OutputFacts {
-		if inText(f.Line()) {
+		if inText(f.Line()) || inText("outputSchema/"+f.Line()) {
 			shown++
 		} else if !capped {
 			miss = append(miss, fmt.Sprintf("tool %s: output schema %q is not shown", c.Tool, f.Line()))
