@@ -18,32 +18,15 @@ import (
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
-// upgrades are real upstream release pairs installed exactly under
-// testdata/npm (package.json pins each under an alias): the directory of
-// the old and of the new release under testdata/npm/node_modules.
-var upgrades = []struct{ name, from, to string }{
-	{"server-everything 2025.5.12 to 2025.11.25", "server-everything-2025.5.12", "server-everything-2025.11.25"},
-	{"server-everything 2025.11.25 to 2026.8.31", "server-everything-2025.11.25", "server-everything-next"},
-	{"server-memory 2025.4.25 to 2026.8.31", "server-memory-2025.4.25", "server-memory-next"},
-}
-
 // knownGaps are misses of an upgrade test that are known and not
 // asserted, with why: the test logs each one it meets and passes if it
 // meets no other. Deleting an entry makes the test assert it.
 var knownGaps = map[string]string{}
 
 // npmServer returns the absolute path of an installed npm server's entry
-// point, skipping the test when node or the package is missing.
+// point (testserver.NPMPackage).
 func npmServer(t *testing.T, name string) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	p := filepath.Join(testserver.RepoRoot(t), "testdata", "npm", "node_modules", name, "dist", "index.js")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is not installed: run \"npm ci --ignore-scripts\" in testdata/npm", name)
-	}
-	return p
+	return filepath.Join(testserver.NPMPackage(t, name), "dist", "index.js")
 }
 
 // pinned runs a pin step of the launcher in the workspace and returns the
@@ -137,9 +120,9 @@ func assertNothingDropped(t *testing.T, name, md string) {
 // and the values of each changed schema fact and annotation hint. The
 // expectations come from the two releases' snapshots, compared here.
 func TestUpgradeSummaryAndComment(t *testing.T) {
-	for _, u := range upgrades {
-		t.Run(u.name, func(t *testing.T) {
-			from, to := npmServer(t, u.from), npmServer(t, u.to)
+	for _, u := range testserver.Upgrades() {
+		t.Run(u.Name, func(t *testing.T) {
+			from, to := npmServer(t, u.From), npmServer(t, u.To)
 			h := newHarness(t)
 			h.input("server-cmd", "./server")
 			writeLauncher(t, h.ws, "node", to)
@@ -187,7 +170,7 @@ func TestUpgradeSummaryAndComment(t *testing.T) {
 				}
 			}
 			if os.Getenv("WARDEN_SCREENSHOT_DIR") != "" {
-				name := strings.ReplaceAll(u.to, "server-", "upgrade-")
+				name := strings.ReplaceAll(u.To, "server-", "upgrade-")
 				writePages(t, chromium(), []page{{name + "-summary", rv.summaryHTML}, {name + "-comment", rv.commentHTML},
 					{name + "-comment-expanded", strings.ReplaceAll(rv.commentHTML, "<details>", "<details open>")}})
 			}
@@ -205,9 +188,9 @@ func TestUpgradeSummaryAndComment(t *testing.T) {
 // the pull request approves with their words, rendered as GitHub renders
 // them.
 func TestUpgradeRepinReview(t *testing.T) {
-	for _, u := range upgrades {
-		t.Run(u.name, func(t *testing.T) {
-			from, to := npmServer(t, u.from), npmServer(t, u.to)
+	for _, u := range testserver.Upgrades() {
+		t.Run(u.Name, func(t *testing.T) {
+			from, to := npmServer(t, u.From), npmServer(t, u.To)
 			h := newHarness(t)
 			h.input("server-cmd", "./server")
 			writeLauncher(t, h.ws, "node", from)

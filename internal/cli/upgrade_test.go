@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,38 +10,10 @@ import (
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
-// upgrade is a real upstream release pair installed exactly under
-// testdata/npm (package.json pins each under an alias).
-type upgrade struct {
-	name     string
-	from, to string // directories under testdata/npm/node_modules
-}
-
-var upgrades = []upgrade{
-	{"server-everything 2025.5.12 to 2025.11.25", "server-everything-2025.5.12", "server-everything-2025.11.25"},
-	{"server-everything 2025.11.25 to 2026.8.31", "server-everything-2025.11.25", "server-everything-next"},
-	{"server-memory 2025.4.25 to 2026.8.31", "server-memory-2025.4.25", "server-memory-next"},
-}
-
 // knownGaps are misses of an upgrade test that are known and not
 // asserted, with why: the test logs each one it meets and passes if it
 // meets no other. Deleting an entry makes the test assert it.
 var knownGaps = map[string]string{}
-
-// npmPackage returns the absolute directory of an installed npm package
-// under testdata/npm/node_modules, skipping the test when node or the
-// package is missing.
-func npmPackage(t *testing.T, name string) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	dir := filepath.Join(testserver.RepoRoot(t), "testdata", "npm", "node_modules", name)
-	if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
-		t.Skipf("%s is not installed: run \"npm ci --ignore-scripts\" in testdata/npm", name)
-	}
-	return dir
-}
 
 // pointAt makes link (a symlink) point at dir, so one launch command runs
 // another release.
@@ -85,9 +56,9 @@ func isSeverity(s string) bool {
 // annotation hint. The expectations come from the two releases' snapshots,
 // compared here, not from warden's explanations.
 func TestUpgradeTextReport(t *testing.T) {
-	for _, u := range upgrades {
-		t.Run(u.name, func(t *testing.T) {
-			from, to := npmPackage(t, u.from), npmPackage(t, u.to)
+	for _, u := range testserver.Upgrades() {
+		t.Run(u.Name, func(t *testing.T) {
+			from, to := testserver.NPMPackage(t, u.From), testserver.NPMPackage(t, u.To)
 			dir := t.TempDir()
 			link := filepath.Join(dir, "server")
 			argv := []string{"node", filepath.Join(link, "dist", "index.js")}
@@ -100,14 +71,14 @@ func TestUpgradeTextReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			if code, out, errs := run(t, append(append([]string{"pin", "--lock", newLock}, env...), append([]string{"--"}, argv...)...)...); code != ExitClean {
-				t.Fatalf("pin %s: %d %s %s", u.to, code, out, errs)
+				t.Fatalf("pin %s: %d %s %s", u.To, code, out, errs)
 			}
 			after := snapshotBeside(t, newLock)
 
 			pointAt(t, link, from)
 			lockPath := filepath.Join(dir, "warden.lock")
 			if code, out, errs := run(t, append(append([]string{"pin", "--lock", lockPath}, env...), append([]string{"--"}, argv...)...)...); code != ExitClean {
-				t.Fatalf("pin %s: %d %s %s", u.from, code, out, errs)
+				t.Fatalf("pin %s: %d %s %s", u.From, code, out, errs)
 			}
 			before := snapshotBeside(t, lockPath)
 			changes, err := reporttest.UpgradeChanges(before, after)
@@ -121,7 +92,7 @@ func TestUpgradeTextReport(t *testing.T) {
 			pointAt(t, link, to)
 			code, out, errs := run(t, append(append([]string{"check", "--lock", lockPath}, env...), append([]string{"--"}, argv...)...)...)
 			if code != ExitDrift {
-				t.Fatalf("check %s against %s: exit %d\n%s%s", u.to, u.from, code, out, errs)
+				t.Fatalf("check %s against %s: exit %d\n%s%s", u.To, u.From, code, out, errs)
 			}
 			blocks := reporttest.ItemBlocks(out)
 			var waits []string
@@ -171,7 +142,7 @@ func TestUpgradeTextReport(t *testing.T) {
 // after the pin no longer matches its lock, and check and diff refuse it
 // (exit 2, one line) before any report, for a real release's snapshot.
 func TestUpgradeTamperedSnapshot(t *testing.T) {
-	from := npmPackage(t, "server-everything-2025.11.25")
+	from := testserver.NPMPackage(t, "server-everything-2025.11.25")
 	dir := t.TempDir()
 	link := filepath.Join(dir, "server")
 	pointAt(t, link, from)

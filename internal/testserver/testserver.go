@@ -286,6 +286,39 @@ func NodeScript(t testing.TB, script string) string {
 	return NPMScript(t, script)
 }
 
+// Upgrade is a real upstream release pair installed exactly under
+// testdata/npm (package.json pins each under an alias): From and To are
+// package directories under testdata/npm/node_modules.
+type Upgrade struct {
+	Name, From, To string
+}
+
+// Upgrades are the real upgrades the reviewer-facing reports are tested
+// against.
+func Upgrades() []Upgrade {
+	return []Upgrade{
+		{"server-everything 2025.5.12 to 2025.11.25", "server-everything-2025.5.12", "server-everything-2025.11.25"},
+		{"server-everything 2025.11.25 to 2026.8.31", "server-everything-2025.11.25", "server-everything-next"},
+		{"server-memory 2025.4.25 to 2026.8.31", "server-memory-2025.4.25", "server-memory-next"},
+	}
+}
+
+// NPMPackage returns the absolute directory of a package installed under
+// testdata/npm/node_modules, whose server is dist/index.js. It skips the
+// test when node is not installed and fails it with the command to run
+// when the package is not.
+func NPMPackage(t testing.TB, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := filepath.Join(RepoRoot(t), "testdata", "npm", "node_modules", name)
+	if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
+		t.Fatalf("testserver: %s is not installed; run \"npm ci --ignore-scripts\" in testdata/npm", name)
+	}
+	return dir
+}
+
 // lockedBuffer is a size-capped bytes.Buffer safe for the copying goroutine
 // of os/exec and a concurrent reader.
 type lockedBuffer struct {
