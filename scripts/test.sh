@@ -35,6 +35,22 @@ else
   echo "npm not found: tests that need the npm servers will skip"
 fi
 
+phase "chromium (rendered-report screenshots)"
+# TestRenderedScreenshots lays the job summary and the PR comment out in a
+# real browser; without one it checks the rendered HTML only and says so.
+if command -v chromium >/dev/null 2>&1; then
+  echo "chromium: $(command -v chromium)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ "${WARDEN_NO_INSTALL:-0}" != 1 ]; then
+  if { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium fonts-dejavu-core; } >/tmp/warden-chromium-apt.log 2>&1; then
+    echo "installed chromium"
+  else
+    tail -n 5 /tmp/warden-chromium-apt.log
+    echo "chromium could not be installed: the screenshot test will check the HTML only"
+  fi
+else
+  echo "chromium not installed (needs root and apt-get): the screenshot test will check the HTML only"
+fi
+
 phase "gofmt and go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/npm/*'))
 if [ -n "$unformatted" ]; then
