@@ -35,8 +35,11 @@ type conn interface {
 	recv(ctx context.Context) (*jsonv.Value, error)
 	// negotiated tells the transport the protocol version in use.
 	negotiated(version string)
-	// close ends the session: politely when ok, promptly otherwise. It
-	// returns a sanitised diagnostic (exit status, stderr tail) or "".
+	// close ends the session. ok says that nothing the server does next
+	// matters (every answer is in, or the process is being replaced): a
+	// stdio server is then killed at once; otherwise it first gets a moment
+	// to finish exiting, for the diagnostic. It returns a sanitised
+	// diagnostic (exit status, stderr tail) or "".
 	close(ok bool) string
 }
 

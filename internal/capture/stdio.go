@@ -18,12 +18,14 @@ import (
 
 // Shutdown timings for stdio servers.
 const (
-	// okGrace is how long a server gets to exit by itself once its stdin
-	// is closed after a successful capture, before its group is killed.
-	okGrace = time.Second
-	// failGrace is the same after a failure: just long enough for a
-	// crashing server to finish exiting so that its exit status and last
-	// stderr lines can be reported.
+	// failGrace is how long a server gets to exit by itself once its
+	// stdin is closed after a failure, before its group is killed: just
+	// long enough for a crashing server to finish exiting so that its exit
+	// status and last stderr lines can be reported. After a successful
+	// capture there is no grace: every answer is in, nothing the server
+	// does can change the verdict, and its exit status is not reported, so
+	// it is killed at once rather than given time to exit (issue 27: a
+	// server that ignored the close of its stdin cost a second).
 	failGrace = 200 * time.Millisecond
 	// drainGrace bounds the wait for the stderr pipe to reach EOF after the
 	// group is dead; it only matters if a process escaped the group.
@@ -339,11 +341,12 @@ func (c *stdioConn) recv(ctx context.Context) (*jsonv.Value, error) {
 
 func (c *stdioConn) negotiated(string) {}
 
-// close shuts the server down: stdin is closed so that a well-behaved server
-// exits by itself, and after a grace period the whole process group is
-// killed, which also takes care of grandchildren that would otherwise be
-// orphaned. After a failure it reports how the server exited and the tail of
-// its stderr.
+// close shuts the server down: stdin is closed and the whole process group
+// and process tree are killed, which also takes care of grandchildren that
+// would otherwise be orphaned, and the leader and the orphans re-parented to
+// warden are reaped. After a success that happens at once; after a failure
+// the server first gets failGrace to exit by itself, and close reports how
+// it exited and the tail of its stderr.
 func (c *stdioConn) close(ok bool) string {
 	alreadyKilled := !c.stopKill()
 	// The tree as it is now, while the leader most likely still lives: once
@@ -358,13 +361,9 @@ func (c *stdioConn) close(ok bool) string {
 	default:
 	}
 	_ = c.stdin.Close()
-	grace := okGrace
-	if !ok {
-		grace = failGrace
-	}
 	exited := false
-	if !alreadyKilled {
-		t := time.NewTimer(grace)
+	if !ok && !alreadyKilled {
+		t := time.NewTimer(failGrace)
 		select {
 		case <-c.waitDone:
 			exited = true
