@@ -143,16 +143,20 @@ func wait(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 }
 
 // TestSignalAfterCaptureWritesNoLock sends SIGTERM to a real warden pin
-// after the capture has everything it needs: the server (a shell wrapping
-// the demo server) signals its parent once the demo server has answered
-// every request and exited. Before, pin went on to write the lock and exit
-// 0; now it exits 2 with one "cancelled" line and writes nothing.
+// once the server has answered what the capture asks (lingerserver, which
+// declares tools only, signals its parent after its tool list). Before,
+// pin went on to write the lock and exit 0; now it exits 2 with one
+// "cancelled" line and writes nothing.
 func TestSignalAfterCaptureWritesNoLock(t *testing.T) {
 	bin := buildWarden(t)
-	demo := testserver.Build(t, "testdata/demo/server")
+	// The server signals warden once it has answered the tool list: the
+	// capture is in (or is being read), and nothing may be written after.
+	// warden ends a server as soon as the answers are in, so the signal
+	// must come from inside the exchange.
+	linger := testserver.Build(t, "testdata/servers/lingerserver")
 	lockPath := filepath.Join(t.TempDir(), "warden.lock")
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "pin", "--lock", lockPath, "--", "sh", "-c", `"$0"; kill -TERM $PPID; sleep 0.5`, demo)
+	cmd := exec.Command(bin, "pin", "--lock", lockPath, "--", linger, "-term-parent-after", "tools/list")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

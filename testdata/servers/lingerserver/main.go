@@ -8,12 +8,15 @@
 //
 // Usage:
 //
-//	lingerserver [-pidfile PATH] [-answers PATH]
+//	lingerserver [-pidfile PATH] [-answers PATH] [-term-parent-after METHOD]
 //
 // -pidfile writes the server's pid and its child's, one a line, before the
 // first request is read. -answers appends, just before each reply is
 // written, the time as Unix nanoseconds, one a line: its last line is a
 // moment at or just before the last answer left the server.
+// -term-parent-after sends SIGTERM to the server's parent (warden) right
+// after it has answered METHOD: a signal that arrives once the answers are
+// in, before warden writes anything.
 //
 // It answers initialize, ping and the three list methods (one tool, no
 // resources or prompts), answers any other request with -32601 and ignores
@@ -49,6 +52,7 @@ func main() {
 	child := flag.Bool("child", false, "run as the lingering child (internal)")
 	pidfile := flag.String("pidfile", "", "write the server's and its child's pids to this file")
 	answers := flag.String("answers", "", "append the time of each reply to this file")
+	termAfter := flag.String("term-parent-after", "", "send SIGTERM to the parent once this method is answered")
 	flag.Parse()
 	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if *child {
@@ -110,6 +114,9 @@ func main() {
 			continue
 		}
 		reply(out, log, map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+		if *termAfter != "" && req.Method == *termAfter {
+			_ = syscall.Kill(os.Getppid(), syscall.SIGTERM)
+		}
 	}
 	// stdin is closed: a well-behaved server would exit here.
 	time.Sleep(linger)
