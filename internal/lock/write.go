@@ -459,14 +459,8 @@ func createTemp(path string) (*os.File, error) {
 // set, it is synced, closed and renamed over path. On an error tmp is
 // left for the caller to discard.
 func commitTemp(tmp *os.File, path string) error {
-	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := finishTemp(tmp, path); err != nil {
+		return err
 	}
 	replaced := holdReplaced(path)
 	if err := os.Rename(tmp.Name(), path); err != nil {
@@ -527,6 +521,69 @@ func releaseReplaced(path string) (done <-chan struct{}) {
 	}()
 	return ch
 }
+
+// finishTemp sets the mode of the fully written temporary file tmp, syncs
+// and closes it: all but the rename that puts it at path.
+func finishTemp(tmp *os.File, path string) error {
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// StagedFile is a file written in full, synced and closed beside the path
+// it is for, waiting to be renamed into place: a write that must land only
+// after another one (a lock's surface snapshot, after the lock) stages it
+// first, so that a failure before leaves both paths as they were.
+type StagedFile struct {
+	tmp, path string
+}
+
+// Stage writes what write produces, through a buffered writer, to a
+// temporary file in path's folder, as WriteAtomic does but without the
+// rename. Like WriteAtomic it refuses a path that exists and is not a
+// regular file.
+func Stage(path string, write func(w io.Writer) error) (*StagedFile, error) {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(tmp, writeBuffer)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		discardTemp(tmp)
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := finishTemp(tmp, path); err != nil {
+		discardTemp(tmp)
+		return nil, err
+	}
+	return &StagedFile{tmp: tmp.Name(), path: path}, nil
+}
+
+// Path is where Commit puts the file.
+func (s *StagedFile) Path() string { return s.path }
+
+// Commit renames the staged file into place; on failure the path is left
+// as it was, and the staged file stays for Discard.
+func (s *StagedFile) Commit() error {
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Discard removes the staged file.
+func (s *StagedFile) Discard() { os.Remove(s.tmp) }
 
 // discardTemp closes and removes a temporary file that will not become
 // the lock (closing twice is harmless).
