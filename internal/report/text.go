@@ -42,13 +42,22 @@ func TerminalSafe(s string) string {
 	if clean {
 		return s
 	}
+	return escapeRunes(s, true)
+}
+
+// escapeRunes writes every non-printable rune of s (control characters,
+// line and paragraph separators, bidirectional overrides, other invisible
+// runes) as its shortest Go escape and every invalid byte as \xNN; with
+// backslash set, the backslash itself as \\.
+func escapeRunes(s string, backslash bool) string {
 	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
+		case r == '\\' && backslash:
 			b.WriteString(`\\`)
 		case unicode.IsPrint(r):
 			b.WriteRune(r)

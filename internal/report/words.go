@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/explain"
@@ -419,24 +418,7 @@ func fenceFor(lines []string) string {
 // bidirectional override and other invisible rune is written as a Go
 // escape and an invalid byte as \xNN, but a backslash is left as it is, so
 // the JSON text of a value reads exactly as the server wrote it.
-func fenceSafe(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		default:
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
-}
+func fenceSafe(s string) string { return escapeRunes(s, false) }
 
 // fencedQuote renders one quote in Markdown: warden's label as a line of
 // its own, then the server's lines, each made fenceSafe (so no control
