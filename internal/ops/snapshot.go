@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/mask"
@@ -120,15 +119,11 @@ func readWhole(ctx context.Context, path string, maxItems int, tool func(name st
 // and only its name is built, and a tool is parsed whole only when it is
 // kept. The file was read and checked once already.
 func readSome(ctx context.Context, path string, maxItems int, tool func(name string) bool) (*surface.Surface, error) {
-	f, err := surface.Open(path, nil)
+	f, maxItems, err := openSurface(ctx, path, nil, maxItems)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	f.WithContext(ctx)
-	if maxItems <= 0 {
-		maxItems = capture.DefaultMaxItems
-	}
 	s := &surface.Surface{}
 	names := jsonv.Parser{RootKeys: []string{"name"}}
 	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), surface.Handler{
@@ -169,15 +164,11 @@ func readSome(ctx context.Context, path string, maxItems int, tool func(name str
 
 // readPlain is readWhole reading every tool whole.
 func readPlain(ctx context.Context, path string, maxItems int, tool func(name string) bool) (*surface.Surface, error) {
-	f, err := surface.Open(path, nil)
+	f, maxItems, err := openSurface(ctx, path, nil, maxItems)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	f.WithContext(ctx)
-	if maxItems <= 0 {
-		maxItems = capture.DefaultMaxItems
-	}
 	s := &surface.Surface{}
 	hdr, err := surface.Decode(jsonv.NewDecoder(f, jsonv.Options{}), surface.Handler{
 		MaxItems: maxItems,

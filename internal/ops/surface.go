@@ -206,6 +206,22 @@ func streamGC() (restore func()) {
 	}
 }
 
+// openSurface opens a surface file ("-": stdin) for reading under ctx (a
+// signal stops the reading within a chunk of the file, however long the
+// member being read) and settles the per-list item bound: maxItems, or
+// capture.DefaultMaxItems when it is not positive.
+func openSurface(ctx context.Context, path string, stdin io.Reader, maxItems int) (*infile.File, int, error) {
+	f, err := surface.Open(path, stdin)
+	if err != nil {
+		return nil, 0, err
+	}
+	f.WithContext(ctx)
+	if maxItems <= 0 {
+		maxItems = capture.DefaultMaxItems
+	}
+	return f, maxItems, nil
+}
+
 // readSurfaceOn is readSurface building tools on the given number of
 // goroutines; with raw, decoding them there too, and failing with
 // errRefused (unless cancelled) whatever the refusal.
@@ -213,17 +229,11 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	f, err := surface.Open(path, stdin)
+	f, maxItems, err := openSurface(ctx, path, stdin, maxItems)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	// A signal stops the reading within a chunk of the file, however long
-	// the member being read.
-	f.WithContext(ctx)
-	if maxItems <= 0 {
-		maxItems = capture.DefaultMaxItems
-	}
 	b := lock.NewBuilder()
 	var sc findings.Scanner
 	tools := newToolPool(b, &sc, workers, sink)
