@@ -219,10 +219,18 @@ func cpuTime(b *testing.B, who int) time.Duration {
 // tools over 10 pages against its lock, in process, reporting warden's own
 // CPU time apart from the server's.
 func BenchmarkCheckLive1k(b *testing.B) {
+	b.Run("lock", func(b *testing.B) { benchCheckLive1k(b, true) })
+	b.Run("snapshot", func(b *testing.B) { benchCheckLive1k(b, false) })
+}
+
+// benchCheckLive1k checks the 1,000-tool fixture server against its lock,
+// with the surface snapshot beside it (verified on every check) or
+// without.
+func benchCheckLive1k(b *testing.B, noSnapshot bool) {
 	argv := []string{testserver.Build(b, "testdata/servers/sdkserver"), "-tools", "1000", "-page-size", "100"}
 	lockPath := filepath.Join(b.TempDir(), "warden.lock")
 	ctx := context.Background()
-	if _, err := ops.Pin(ctx, ops.PinOptions{Target: ops.Target{Argv: argv}, LockPath: lockPath}); err != nil {
+	if _, err := ops.Pin(ctx, ops.PinOptions{Target: ops.Target{Argv: argv}, LockPath: lockPath, NoSnapshot: noSnapshot}); err != nil {
 		b.Fatal(err)
 	}
 	self0, child0 := cpuTime(b, syscall.RUSAGE_SELF), cpuTime(b, syscall.RUSAGE_CHILDREN)
