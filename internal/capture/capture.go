@@ -118,6 +118,14 @@ type Options struct {
 	// point creates one per process; nil skips the orphan sweep.
 	Reaper *Reaper
 
+	// AcceptListErrors names, per list ("tools", "resources", "prompts"),
+	// the one JSON-RPC error code a server may answer that list's first page
+	// with and still be captured: the section is then empty and the surface
+	// records the accepted error in Surface.AcceptedErrors. It is the
+	// explicit, recorded opt-in for servers whose lists need a live backend;
+	// any other error, or this one on a later page, still fails.
+	AcceptListErrors map[string]int64
+
 	// started, when set, is called with the process group of a freshly
 	// started stdio server. Tests use it to check that the group is gone.
 	started func(pgid int)
@@ -230,6 +238,11 @@ func configure(o Options) (*config, error) {
 	}
 	if id := o.Identity; id != nil && (id.IsHTTP() != (o.URL != "") || (!id.IsHTTP() && id.Command == "")) {
 		return nil, errors.New("capture: the recorded identity is not of the launch's kind")
+	}
+	for list := range o.AcceptListErrors {
+		if list != "tools" && list != "resources" && list != "prompts" {
+			return nil, fmt.Errorf("capture: accepted list error names %s, not tools, resources or prompts", quoteName(list))
+		}
 	}
 	p, err := ParseProtocol(string(o.Protocol))
 	if err != nil {

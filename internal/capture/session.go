@@ -60,6 +60,8 @@ type session struct {
 	// that answers id 1 with "1" or 1.0 otherwise just looks hung.
 	strays     int
 	firstStray string
+	// accepted are the list errors accepted so far (Options.AcceptListErrors).
+	accepted []surface.AcceptedError
 }
 
 // strayNote describes the stray replies for a failure message, or "".
@@ -145,7 +147,15 @@ func (s *session) lists(ctx context.Context, version string, d *discovery) (*sur
 			return nil, err
 		}
 	}
+	surf.AcceptedErrors = s.accepted
 	return surf, nil
+}
+
+// accepts reports whether the capture was told to accept code as the answer
+// to list's first page.
+func (s *session) accepts(list string, code int64) bool {
+	want, ok := s.cfg.AcceptListErrors[list]
+	return ok && want == code
 }
 
 // discover sends server/discover with the modern envelope and returns the
@@ -245,6 +255,10 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 		s.stage = fmt.Sprintf("%s (page %d)", method, page)
 		res, err := s.call(ctx, method, params)
 		var rerr *rpcError
+		if errors.As(err, &rerr) && page == 1 && s.accepts(key, rerr.code) {
+			s.accepted = append(s.accepted, surface.AcceptedError{List: key, Code: rerr.code})
+			return nil
+		}
 		if errors.As(err, &rerr) && rerr.code == -32601 && page == 1 {
 			// "Method not found" on the first page is how a server says
 			// it has no such feature: the section is empty. Any other

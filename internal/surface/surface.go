@@ -68,6 +68,19 @@ type Surface struct {
 	Tools           []Tool
 	Resources       []Resource
 	Prompts         []Prompt
+	// AcceptedErrors are the lists whose first page the server answered
+	// with an error the capture was told to accept (an empty section), in
+	// the order tools, resources, prompts. They are outside every hash.
+	AcceptedErrors []AcceptedError
+}
+
+// AcceptedError is a list answered with a JSON-RPC error that the capture
+// accepted as an empty section.
+type AcceptedError struct {
+	// List is "tools", "resources" or "prompts".
+	List string
+	// Code is the JSON-RPC error code the server answered.
+	Code int64
 }
 
 // FromVector reads the conformance corpus's surface shape:
