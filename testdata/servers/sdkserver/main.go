@@ -5,7 +5,8 @@
 //
 // Usage:
 //
-//	sdkserver [-variant clean|mutated] [-tools N] [-page-size K] [-http ADDR | -sse ADDR]
+//	sdkserver [-variant clean|mutated] [-tools N] [-page-size K] [-versions V,...]
+//	          [-http ADDR [-stateless] | -sse ADDR]
 //
 // With neither -http nor -sse it speaks newline-delimited JSON-RPC on
 // stdin/stdout and exits when stdin closes. With -http it serves streamable
@@ -22,6 +23,15 @@
 // -tools N replaces the variant's tools with N synthetic ones named tool_0001,
 // tool_0002, ...; -page-size K makes the SDK paginate every list K items per
 // page. Together they drive the many-pages benchmark.
+//
+// -versions narrows the protocol versions the SDK serves
+// (ServerOptions.SupportedProtocolVersions), e.g. "-versions 2026-07-28" for
+// a strict modern-only server; -stateless makes the streamable HTTP handler
+// stateless (StreamableHTTPOptions.Stateless). Together they are the Go SDK
+// server a migrating operator ends up with: over HTTP it still answers
+// initialize (with 2025-11-25, so that a 2025-era client disconnects) and then
+// answers HTTP 400 "Unsupported protocol version" to notifications/initialized,
+// the refusal shape warden's era negotiation must survive.
 package main
 
 import (
@@ -36,7 +46,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,6 +59,8 @@ func main() {
 	sseAddr := flag.String("sse", "", "serve the legacy HTTP+SSE transport at ADDR (path /sse) instead of stdio")
 	nTools := flag.Int("tools", 0, "if > 0, declare this many synthetic tools instead of the variant's tools")
 	pageSize := flag.Int("page-size", 0, "items per list page (0 = SDK default)")
+	versions := flag.String("versions", "", "comma-separated protocol versions to serve (empty = every version the SDK speaks)")
+	stateless := flag.Bool("stateless", false, "serve streamable HTTP statelessly (with -http)")
 	flag.Parse()
 
 	if *variant != "clean" && *variant != "mutated" {
@@ -58,13 +72,21 @@ func main() {
 	if *pageSize < 0 || *nTools < 0 {
 		log.Fatal("sdkserver: -tools and -page-size must not be negative")
 	}
+	if *stateless && *httpAddr == "" {
+		log.Fatal("sdkserver: -stateless needs -http")
+	}
+	supported, err := parseVersions(*versions)
+	if err != nil {
+		log.Fatalf("sdkserver: %v", err)
+	}
 
-	server := newServer(*variant, *nTools, *pageSize)
+	server := newServer(*variant, *nTools, *pageSize, supported)
 
 	switch {
 	case *httpAddr != "":
 		serveHTTP(*httpAddr, "/mcp", mcp.NewStreamableHTTPHandler(
-			func(*http.Request) *mcp.Server { return server }, nil))
+			func(*http.Request) *mcp.Server { return server },
+			&mcp.StreamableHTTPOptions{Stateless: *stateless}))
 	case *sseAddr != "":
 		serveHTTP(*sseAddr, "/sse", mcp.NewSSEHandler(
 			func(*http.Request) *mcp.Server { return server }, nil))
@@ -102,10 +124,31 @@ func serveHTTP(addr, path string, h http.Handler) {
 	}
 }
 
-// newServer builds the SDK server declaring the requested surface.
-func newServer(variant string, nTools, pageSize int) *mcp.Server {
+// parseVersions reads the -versions list. Each version must be one the SDK
+// speaks: the SDK panics on any other, and a fixture should fail with a
+// message instead.
+func parseVersions(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	known := mcp.SupportedProtocolVersions()
+	var out []string
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		if !slices.Contains(known, v) {
+			return nil, fmt.Errorf("-versions: %q is not one of %s", v, strings.Join(known, ", "))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// newServer builds the SDK server declaring the requested surface, serving
+// only the protocol versions in supported when it is not empty.
+func newServer(variant string, nTools, pageSize int, supported []string) *mcp.Server {
 	opts := &mcp.ServerOptions{
-		PageSize: pageSize,
+		PageSize:                  pageSize,
+		SupportedProtocolVersions: supported,
 		// Declared explicitly rather than inferred from what is registered, so
 		// that the mutated variant, which has no resources, still advertises
 		// the resources capability: the drift a test should see is "resource
