@@ -279,6 +279,9 @@ func (ld *lockDecoder) run() (*Lock, error) {
 		return nil, r.err
 	}
 	l.Tools = tools
+	if err := acceptedSectionsEmpty(l); err != nil {
+		return nil, err
+	}
 	if l.Tools == nil {
 		l.Tools = []Tool{}
 	}
@@ -998,7 +1001,7 @@ func (r *reader) finding(v *jsonv.Value, p jsonv.Path) Finding {
 }
 
 // pinKeys are the pin members warden knows, in the order it writes them.
-var pinKeys = []string{"created_at", "warden_version", "mcp_protocol_version", "approved", "approver", "approved_at", "approved_digest", "provenance_version", "pinner", "attestations", "rotated_at", "rotation_count"}
+var pinKeys = []string{"created_at", "warden_version", "mcp_protocol_version", "approved", "approver", "approved_at", "approved_digest", "provenance_version", "pinner", "attestations", "rotated_at", "rotation_count", acceptedKey}
 
 func (r *reader) pin(v *jsonv.Value, p jsonv.Path) Pin {
 	var x Pin
@@ -1049,6 +1052,9 @@ func (r *reader) pin(v *jsonv.Value, p jsonv.Path) Pin {
 				x.RotationCount = &n
 			}
 		}
+	}
+	if v.Has(acceptedKey) {
+		x.AcceptedListErrors = r.acceptedListErrors(v.Get(acceptedKey), p.Key(acceptedKey))
 	}
 	for _, m := range v.Members {
 		if !isPinKey(m.Key) {

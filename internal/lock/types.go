@@ -121,7 +121,26 @@ type Pin struct {
 	HasRotatedAt         bool
 	RotationCount        *int
 	HasRotationCount     bool
+	// AcceptedListErrors are the lists whose first page the server
+	// answered at pin with a JSON-RPC error that the pin was told to accept
+	// (pin --accept-list-error), each recorded as an empty section. The key
+	// accepted_list_errors is written only when there is one: a lock
+	// without it is read and checked exactly as before. It is warden's own
+	// pin key (SPEC §10 lets a producer add one; the reference ignores it).
+	AcceptedListErrors []AcceptedListError
 	// Extra holds pin keys warden does not know, in document order; SPEC §10
 	// says readers tolerate them, and warden keeps them on rewrite.
 	Extra []jsonv.Member
 }
+
+// AcceptedListError is one list a pin accepted as answered with an error.
+type AcceptedListError struct {
+	// List is "tools", "resources" or "prompts".
+	List string
+	// Code is the JSON-RPC error code the server answered.
+	Code int64
+}
+
+// AcceptedLists are the lists an accepted error may name, in the order a
+// lock records them.
+var AcceptedLists = [...]string{"tools", "resources", "prompts"}

@@ -132,8 +132,23 @@ func PinValue(p Pin) *jsonv.Value {
 	if p.HasRotationCount {
 		v.Members = append(v.Members, jsonv.M("rotation_count", intOrNull(p.RotationCount)))
 	}
+	if len(p.AcceptedListErrors) > 0 {
+		v.Members = append(v.Members, jsonv.M(acceptedKey, acceptedValue(p.AcceptedListErrors)))
+	}
 	v.Members = append(v.Members, p.Extra...)
 	return v
+}
+
+// acceptedValue renders pin.accepted_list_errors.
+func acceptedValue(list []AcceptedListError) *jsonv.Value {
+	items := make([]*jsonv.Value, len(list))
+	for i, a := range list {
+		items[i] = jsonv.NewObject(
+			jsonv.M("list", jsonv.NewString(a.List)),
+			jsonv.M("code", jsonv.NewInt(a.Code)),
+		)
+	}
+	return jsonv.NewArray(items...)
 }
 
 // Marshal returns the exact bytes of the lock file: Python's
