@@ -84,6 +84,9 @@ type JSONLOptions struct {
 	// explain.MaxTextBytes, values to explain.MaxValueBytes, with the
 	// clipped and omitted members saying so), and are written JSON-escaped.
 	Explanations []explain.Explanation
+	// Accepted are the lists accepted as errors (AcceptedList), each
+	// written after the drift as a record of kind "accepted_list_error".
+	Accepted []AcceptedList
 }
 
 // JSONLWith is JSONL with the members opts asks for.
@@ -104,6 +107,10 @@ func JSONLWith(findings []lock.Finding, items []drift.Item, opts JSONLOptions) (
 			}
 		}
 		b.WriteString(pyfmt.Dumps(rec, false))
+		b.WriteByte('\n')
+	}
+	for _, a := range opts.Accepted {
+		b.WriteString(pyfmt.Dumps(acceptedRecord(a), false))
 		b.WriteByte('\n')
 	}
 	return b.String(), nil

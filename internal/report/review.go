@@ -185,6 +185,9 @@ type Comment struct {
 	// behind each item, quoted in a collapsed section as server-controlled
 	// text.
 	Explanations []explain.Explanation
+	// Accepted are the lists accepted as errors (AcceptedList), shown in
+	// their own section whatever the verdict.
+	Accepted []AcceptedList
 }
 
 // safeURL matches the URLs RenderComment links: a scheme, a host and a path
@@ -241,6 +244,10 @@ func RenderComment(c Comment) string {
 		writeQuotes(&b, entries, view.quote, budget, "the job summary and `warden check --json` show them all")
 	default:
 		b.WriteString("The MCP server declares exactly what the lock pins.\n\n")
+	}
+
+	if c.Verdict != VerdictError {
+		writeAcceptedMarkdown(&b, "check", c.Accepted)
 	}
 
 	writeLockChanges(&b, c.LockChanges, view)

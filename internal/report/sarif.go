@@ -50,6 +50,11 @@ type SARIFOptions struct {
 	// ("launch": the pinned and the current launch, argv by argv, redacted;
 	// "launchText": the same on one line); nil shows nothing.
 	Launch *LaunchChange
+	// Accepted are the lists accepted as errors (AcceptedList). They are
+	// not results, which code scanning would raise as alerts on the lock:
+	// the run carries them as the property warden/acceptedListErrors and
+	// as note-level tool-execution notifications.
+	Accepted []AcceptedList
 }
 
 // BuildSARIF returns a SARIF 2.1.0 report with one run: a rule for every
@@ -124,6 +129,7 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 		run.AddResult(buildResult(DriftRuleID(it.Class), it.Severity, it.Target, detailText(it),
 			driftMessage(it), uri, o.Lines.Line(it.Target), props))
 	}
+	var notes []*sarif.Notification
 	if omitted > 0 {
 		total := len(findings) + len(items) + omitted
 		run.Properties = sarif.Properties{
@@ -131,12 +137,20 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 			"warden/omittedResults": omitted,
 			"warden/resultLimit":    limit,
 		}
-		run.AddInvocations(sarif.NewInvocation().WithExecutionSuccess(true).
-			WithToolExecutionNotifications([]*sarif.Notification{sarif.NewNotification().
-				WithLevel("warning").
-				WithTextMessage(fmt.Sprintf("%d of %d results were left out: GitHub code scanning accepts at most %d results per run, so only the %d most severe are included.",
-					omitted, total, limit, limit)),
-			}))
+		notes = append(notes, sarif.NewNotification().
+			WithLevel("warning").
+			WithTextMessage(fmt.Sprintf("%d of %d results were left out: GitHub code scanning accepts at most %d results per run, so only the %d most severe are included.",
+				omitted, total, limit, limit)))
+	}
+	if len(o.Accepted) > 0 {
+		if run.Properties == nil {
+			run.Properties = sarif.Properties{}
+		}
+		run.Properties["warden/acceptedListErrors"] = acceptedProperty(o.Accepted)
+		notes = append(notes, acceptedNotifications(o.Accepted)...)
+	}
+	if len(notes) > 0 {
+		run.AddInvocations(sarif.NewInvocation().WithExecutionSuccess(true).WithToolExecutionNotifications(notes))
 	}
 	rep.AddRun(run)
 	return rep, nil

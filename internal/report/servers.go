@@ -34,6 +34,8 @@ type ServerReport struct {
 	// Explanations are parallel to Drift (or nil): the server's words
 	// behind each item, for the text report and the summary only.
 	Explanations []explain.Explanation
+	// Accepted are the server's lists accepted as errors (AcceptedList).
+	Accepted []AcceptedList
 }
 
 // ServerJSONL is the --json output for a run over several servers: every
@@ -65,6 +67,12 @@ func ServerJSONL(servers []ServerReport) string {
 					rec.Members = append(rec.Members, jsonv.M("explanation", v))
 				}
 			}
+			b.WriteString(pyfmt.Dumps(rec, false))
+			b.WriteByte('\n')
+		}
+		for _, a := range s.Accepted {
+			rec := acceptedRecord(a)
+			rec.Members = append([]jsonv.Member{name}, rec.Members...)
 			b.WriteString(pyfmt.Dumps(rec, false))
 			b.WriteByte('\n')
 		}
@@ -167,6 +175,9 @@ func WriteServerText(w io.Writer, servers []ServerReport) error {
 			if err := WriteCheckTextExplained(&one, s.LockPath, s.Drift, s.Explanations); err != nil {
 				return err
 			}
+			if err := WriteAcceptedText(&one, s.Accepted); err != nil {
+				return err
+			}
 		}
 		for _, line := range strings.SplitAfter(one.String(), "\n") {
 			if line != "" {
@@ -206,14 +217,20 @@ func RenderServerSummary(mode string, servers []ServerReport, sarifPath string) 
 	view := mdView{maxRows: DefaultSummaryRows, cellBytes: maxCellBytes, rowBudget: maxSummaryBytes,
 		quote: summaryQuote, quoteBudget: summaryQuoteBudget}
 	for _, s := range servers {
-		if len(s.Drift) == 0 || s.Skipped || s.Error != "" {
+		if (len(s.Drift) == 0 && len(s.Accepted) == 0) || s.Skipped || s.Error != "" {
 			continue
 		}
-		entries := worstFirst(s.Drift, s.Explanations)
 		fmt.Fprintf(&b, "\n### %s\n\n", cell(s.Name))
-		b.WriteString(verdictLine(entries))
-		writeDriftTables(&b, entries, view, "The SARIF file has them all.")
-		writeQuotes(&b, entries, view.quote, view.quoteBudget, "`warden check --json` shows them all")
+		if len(s.Drift) > 0 {
+			entries := worstFirst(s.Drift, s.Explanations)
+			b.WriteString(verdictLine(entries))
+			writeDriftTables(&b, entries, view, "The SARIF file has them all.")
+			writeQuotes(&b, entries, view.quote, view.quoteBudget, "`warden check --json` shows them all")
+		}
+		// One level below the server's heading.
+		var acc strings.Builder
+		writeAcceptedMarkdown(&acc, mode, s.Accepted)
+		b.WriteString(strings.Replace(acc.String(), "### ", "#### ", 1))
 	}
 	if sarifPath != "" {
 		fmt.Fprintf(&b, "\nSARIF (a run per server): %s\n", code(sarifPath))

@@ -219,6 +219,9 @@ type Summary struct {
 	// behind each item, quoted in a collapsed section as server-controlled
 	// text.
 	Explanations []explain.Explanation
+	// Accepted are the lists accepted as errors (AcceptedList), shown in
+	// their own section whatever the verdict.
+	Accepted []AcceptedList
 }
 
 // RenderSummary returns the job summary as GitHub-flavoured Markdown, at
@@ -369,6 +372,8 @@ func renderSummary(s Summary) string {
 		writeLaunchSummary(&b, s.Launch)
 		writeQuotes(&b, entries, view.quote, view.quoteBudget, "`warden check --json` shows them all")
 	}
+
+	writeAcceptedMarkdown(&b, s.Mode, s.Accepted)
 
 	writeLockChanges(&b, s.LockChanges, view)
 

@@ -153,6 +153,9 @@ func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Fi
 		if l.Pin.Approved && l.Pin.Approver != nil {
 			fmt.Fprintf(bw, "  approved by: %s\n", TerminalSafe(*l.Pin.Approver))
 		}
+		for _, a := range AcceptedFromLock(l, true) {
+			fmt.Fprintf(bw, "  note: %s\n", PinAcceptedText(a))
+		}
 	}
 	if len(findings) == 0 {
 		bw.WriteString("  no static findings\n")
