@@ -54,5 +54,12 @@ func Candidate(res *CheckResult, o CandidateOptions) (*lock.Lock, error) {
 		Actor:           o.Actor,
 		Environment:     o.Environment,
 	}, l.OverallDigest)
+	// The errors the check accepted again are what a pin accepting the
+	// same would record; the lists that answered are pinned as answered.
+	for _, a := range res.Accepted {
+		if a.Occurred {
+			l.Pin.AcceptedListErrors = append(l.Pin.AcceptedListErrors, lock.AcceptedListError{List: a.List, Code: a.Code})
+		}
+	}
 	return &l, nil
 }

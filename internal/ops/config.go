@@ -204,12 +204,14 @@ func ServerReports(mode string, runs []ServerRun, display func(string) string, s
 		case run.Err != nil:
 			r.Error = run.Err.Error()
 		case run.Check != nil:
-			r.Findings, r.Drift = run.Check.Findings, run.Check.Drift
+			r.Findings, r.Drift, r.Accepted = run.Check.Findings, run.Check.Drift, run.Check.Accepted
 		case run.Pin != nil:
 			r.Lock, r.Findings = run.Pin.Lock, run.Pin.Findings
+			r.Accepted = report.AcceptedFromLock(run.Pin.Lock, true)
 		}
 		if sarif != nil && !run.Skipped && run.Err == nil {
 			r.SARIF = sarif(run.LockPath)
+			r.SARIF.Accepted = r.Accepted
 		}
 		out = append(out, r)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/mask"
+	"github.com/wardenlock/warden/internal/report"
 	"github.com/wardenlock/warden/internal/snapshot"
 	"github.com/wardenlock/warden/internal/surface"
 )
@@ -149,6 +150,8 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		}
 	}
 	var b *built
+	// accepted are the list errors the capture accepted, for the pin block.
+	var accepted []lock.AcceptedListError
 	// snap is the snapshot, rendered before anything is written.
 	var snap *snapshot.Parts
 	// A pin from a surface file writes its lock while reading the file
@@ -163,6 +166,9 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 	if o.Surface != "" {
 		if err := validateSurface(o.Target); err != nil {
 			return nil, err
+		}
+		if len(o.Target.AcceptListErrors) > 0 {
+			return nil, errSurfaceAccepts
 		}
 		sink = newLockSink(o.LockPath, o.Version)
 		sink.snapshot = !o.NoSnapshot
@@ -190,6 +196,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		if b, err = buildCaptured(s, "build lock"); err != nil {
 			return nil, err
 		}
+		accepted = pinnedAccepted(s)
 		if !o.NoSnapshot {
 			snap = snapshot.NewParts(s)
 		}
@@ -213,6 +220,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		Actor:           o.Actor,
 		Environment:     o.Environment,
 	}, l.OverallDigest)
+	l.Pin.AcceptedListErrors = accepted
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -386,6 +394,10 @@ type CheckResult struct {
 	// CurrentSurfacePartial is set when CurrentSurface holds only the
 	// drifted tools (a check of a surface file).
 	CurrentSurfacePartial bool
+	// Accepted are the baseline's accepted list errors (its
+	// pin.accepted_list_errors), each saying whether this check's capture
+	// got the error again; every report of the check shows them.
+	Accepted []report.AcceptedList
 	// surfaceFile is the surface file checked ("" after a capture), which
 	// CandidateSnapshot reads again for a whole surface.
 	surfaceFile string
@@ -465,6 +477,9 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		if o.Target.Protocol == "" || o.Target.Protocol == capture.ProtocolAuto {
 			o.Target.Prefer = capture.EraOf(base.Pin.MCPProtocolVersion)
 		}
+		// Only what the pin accepted, and recorded, is accepted again; a
+		// check is never told to accept anything else.
+		o.Target.AcceptListErrors = acceptsOf(base)
 		s, err := Capture(ctx, o.Target)
 		if err != nil {
 			return nil, err
@@ -485,6 +500,7 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		ProtocolVersion: b.protocol,
 		BaselineSurface: baseSurface,
 		CurrentSurface:  captured,
+		Accepted:        checkAccepted(base, captured),
 	}
 	if o.Surface != "" {
 		res.CurrentSurfacePartial = true
