@@ -126,10 +126,16 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	allowSecret := fs.Bool("allow-secret-in-lock", false, "write the lock even if a value it stores verbatim (argv, names, enum values) looks like a secret")
 	noSnapshot := fs.Bool("no-snapshot", false, "write no surface snapshot beside the lock (and remove the old one, which would no longer match)")
 	allowSecretSnap := fs.Bool("allow-secret-in-snapshot", false, "write the surface snapshot even if a string in it looks like a secret")
+	var acceptErrs listFlag
+	fs.Var(&acceptErrs, "accept-list-error", "accept `LIST=CODE` (e.g. resources=-32603): that JSON-RPC error on the list's first page pins an empty section, recorded in the lock (repeatable, one code per list)")
 	if err := fs.Parse(args); err != nil {
 		return ExitError
 	}
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
+	accepts, err := ops.ParseAcceptListErrors(acceptErrs)
+	if err != nil {
+		return fail(env, oneLine(err))
+	}
 	if err := cf.usedWith(fs); err != nil {
 		return fail(env, oneLine(err))
 	}
@@ -140,7 +146,8 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		if *approve && *approver == "" {
 			return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
 		}
-		return runPinConfig(ctx, env, &cf, &tf, of, ops.PinOptions{Approve: *approve, Approver: *approver, Actor: *actor,
+		return runPinConfig(ctx, env, &cf, &tf, of, ops.PinOptions{Target: ops.Target{AcceptListErrors: accepts},
+			Approve: *approve, Approver: *approver, Actor: *actor,
 			Environment: env.Getenv("WARDEN_ENV"), AllowSecretInLock: *allowSecret,
 			NoSnapshot: *noSnapshot, AllowSecretInSnapshot: *allowSecretSnap})
 	}
@@ -149,6 +156,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, oneLine(err))
 	}
+	target.AcceptListErrors = accepts
 	if *approve && *approver == "" {
 		return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
 	}

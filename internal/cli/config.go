@@ -110,6 +110,9 @@ func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags
 	o.Approve, o.Approver, o.Actor, o.Environment, o.AllowSecretInLock = pin.Approve, pin.Approver, pin.Actor, pin.Environment, pin.AllowSecretInLock
 	o.Handed = env.Secrets
 	o.NoSnapshot, o.AllowSecretInSnapshot = pin.NoSnapshot, pin.AllowSecretInSnapshot
+	// Accepted for every server the run pins; each lock records only the
+	// errors its own server answered.
+	o.Base.AcceptListErrors = pin.Target.AcceptListErrors
 	runs, err := ops.PinConfig(ctx, o)
 	if err != nil {
 		return fail(env, oneLine(err))

@@ -23,11 +23,13 @@ func sanitize(s string) string { return report.Message(s) }
 // directory) and at the entries' lines in the lock text. When there are more
 // results than code scanning accepts in a run, the report keeps the most
 // severe and a note on stderr says how many were left out. launch, when
-// set, is shown beside the server-identity result.
-func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item, launch *report.LaunchChange) error {
+// set, is shown beside the server-identity result; accepted are the lists
+// accepted as errors (run properties and notifications, not results).
+func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item, launch *report.LaunchChange, accepted []report.AcceptedList) error {
 	var buf bytes.Buffer
 	opts := sarifOptions(env, lockPath)
 	opts.Launch = launch
+	opts.Accepted = accepted
 	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
 		return err
 	}
@@ -42,13 +44,14 @@ func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items [
 }
 
 func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) error {
+	accepted := report.AcceptedFromLock(res.Lock, true)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil, nil); err != nil {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil, nil, accepted); err != nil {
 			return err
 		}
 	}
 	if of.json {
-		return report.WriteJSONL(env.Stdout, res.Findings, nil)
+		return report.WriteJSONLWith(env.Stdout, res.Findings, nil, report.JSONLOptions{Accepted: accepted})
 	}
 	return report.WritePinText(env.Stdout, lockPath, res.Lock, res.Findings)
 }
@@ -57,7 +60,7 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 	// A changed launch is shown argv by argv beside the server-identity item.
 	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift, launch); err != nil {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift, launch, res.Accepted); err != nil {
 			return err
 		}
 	}
@@ -65,9 +68,12 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 	// the surface just checked (the current side alone without a snapshot).
 	expls := explain.Items(res.Drift, res.BaselineSurface, res.CurrentSurface)
 	if of.json {
-		return report.WriteJSONLWith(env.Stdout, res.Findings, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls})
+		return report.WriteJSONLWith(env.Stdout, res.Findings, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls, Accepted: res.Accepted})
 	}
 	if err := report.WriteCheckTextExplained(env.Stdout, lockPath, res.Drift, expls); err != nil {
+		return err
+	}
+	if err := report.WriteAcceptedText(env.Stdout, res.Accepted); err != nil {
 		return err
 	}
 	if err := report.WriteLaunchText(env.Stdout, launch); err != nil {
@@ -85,7 +91,7 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error {
 	launch := report.NewLaunchChange(res.Drift, res.A, res.B)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, b, nil, res.Drift, launch); err != nil {
+		if err := writeSARIF(env, of.sarif, b, nil, res.Drift, launch, nil); err != nil {
 			return err
 		}
 	}
@@ -94,6 +100,12 @@ func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error 
 		return report.WriteJSONLWith(env.Stdout, nil, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls})
 	}
 	if err := report.WriteDiffText(env.Stdout, filepath.Base(a), filepath.Base(b), res.Drift, expls); err != nil {
+		return err
+	}
+	if err := report.WriteLockAcceptedText(env.Stdout, filepath.Base(a), res.A); err != nil {
+		return err
+	}
+	if err := report.WriteLockAcceptedText(env.Stdout, filepath.Base(b), res.B); err != nil {
 		return err
 	}
 	if len(res.Drift) == 0 {

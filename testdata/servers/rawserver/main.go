@@ -295,7 +295,12 @@ var (
 	flagSlowFirst     = flag.Duration("slow-first", 3*time.Second, "modern-slow: how long to sleep before the first reply")
 	flagRequests      = flag.String("requests", "", "append every line received on stdin to this file, as received (every mode)")
 	flagSpawnlog      = flag.String("spawnlog", "", "append \"spawn <pid>\" to this file at start (every mode)")
+	flagListError     = flag.String("list-error", os.Getenv("RAWSERVER_LIST_ERROR"), "`LIST=CODE` (every mode; default $RAWSERVER_LIST_ERROR, which leaves the launch as it is): LIST/list answers JSON-RPC error CODE, with a message quoting hostile text, like a server whose list needs a backend that is down (resources=-32603)")
 )
+
+// listErrorMessage is the message of a -list-error answer: server text
+// that a report must never quote (a workflow command, terminal escapes).
+const listErrorMessage = "connect ECONNREFUSED 127.0.0.1:1\n::error::forged\x1b[31m"
 
 func main() {
 	flag.Usage = usage
@@ -528,6 +533,14 @@ func (s *server) dispatch(m *message) {
 				return
 			}
 			base = modernHandlers
+		}
+		if list, code, ok := strings.Cut(*flagListError, "="); ok && m.Method == list+"/list" {
+			n, err := strconv.Atoi(code)
+			if err != nil {
+				fatalf("-list-error %q: CODE is not an integer", *flagListError)
+			}
+			s.replyError(m.ID, n, listErrorMessage)
+			return
 		}
 		h := s.mode.handlers[m.Method]
 		if h == nil {
