@@ -83,9 +83,9 @@ func BenchmarkSessionBreakdown(b *testing.B) {
 		tc := &timedConn{conn: sc}
 		s := &session{c: tc, cfg: cfg}
 		var surf *surface.Surface
-		version, err := s.legacyHandshake(ctx)
+		version, caps, err := s.legacyHandshake(ctx)
 		if err == nil {
-			surf, err = s.lists(ctx, version, nil)
+			surf, err = s.lists(ctx, version, caps)
 		}
 		t2 := time.Now()
 		sc.close(err == nil)

@@ -99,11 +99,13 @@ func TestCaptureEraProbeStdio(t *testing.T) {
 		{mode: "clean", version: "2025-11-25", spawns: 1, requests: legacyRequests},
 		{mode: "probe-32022-legacy", version: "2025-11-25", spawns: 1, requests: legacyRequests},
 		{mode: "discover-draft", version: "2025-11-25", spawns: 1, requests: legacyRequests},
-		// ... and on a fresh one when the server died on the probe or
-		// stayed silent past the probe timer (here 3 s of a 6 s timeout).
+		// ... and on a fresh one when the server died on the probe, or
+		// stayed silent past the probe timer (here 3 s of a 6 s timeout)
+		// and again on a second process, probed once more so that a slow
+		// first start is not taken for silence.
 		{mode: "exit-on-probe", version: "2025-11-25", spawns: 2,
 			requests: "initialize,notifications/initialized,tools/list,resources/list,prompts/list"},
-		{mode: "silent-probe", timeout: 6 * time.Second, version: "2025-11-25", spawns: 2,
+		{mode: "silent-probe", timeout: 6 * time.Second, version: "2025-11-25", spawns: 3,
 			requests: legacyRequests[len("server/discover,"):]},
 	}
 	for _, tc := range cases {

@@ -27,6 +27,11 @@ type negotiator struct {
 	// on replies that matched no request.
 	stage string
 	stray string
+	// probeAnswered is set once the server answered a server/discover
+	// probe: its era verdict then rests on the server's own word.
+	probeAnswered bool
+	// reachedModern is set once the capture went the modern way.
+	reachedModern bool
 }
 
 // session starts a session over a fresh connection.
@@ -57,13 +62,15 @@ func (n *negotiator) answered(ctx context.Context, s *session, res *jsonv.Value,
 	case v != modern:
 		return nil, false, nil
 	}
-	surf, err = n.list(ctx, s, ModernProtocolVersion, d)
+	n.reachedModern = true
+	surf, err = n.list(ctx, s, ModernProtocolVersion, d.caps)
 	return surf, true, err
 }
 
-// list captures the lists on a session that has its era, and closes it.
-func (n *negotiator) list(ctx context.Context, s *session, version string, d *discovery) (*surface.Surface, error) {
-	surf, err := s.lists(ctx, version, d)
+// list captures the lists the server advertises in caps (its capabilities
+// object) on a session that has its era, and closes it.
+func (n *negotiator) list(ctx context.Context, s *session, version string, caps *jsonv.Value) (*surface.Surface, error) {
+	surf, err := s.lists(ctx, version, caps)
 	n.finish(s, err)
 	return surf, err
 }
@@ -76,48 +83,162 @@ func (n *negotiator) overStdio(ctx context.Context) (*surface.Surface, error) {
 	case n.cfg.Protocol == ProtocolModern:
 		return n.stdioModern(ctx)
 	case n.cfg.Prefer == ProtocolLegacy:
-		return n.stdioLegacy(ctx, true)
+		surf, err := n.stdioLegacy(ctx, true)
+		return n.orProbe(ctx, surf, err, n.stdioProbe)
 	}
+	surf, err := n.stdioAuto(ctx)
+	return n.orProbe(ctx, surf, err, n.stdioProbe)
+}
+
+// stdioAuto probes a stdio server with server/discover and captures it in
+// the era the answer shows, as the specification's stdio rules ask.
+//
+// A server that answers the probe is captured on the same process. One that
+// stays silent past the probe timer is killed, so that a late reply cannot
+// race a handshake, and probed again on a fresh process: silence is as
+// likely a slow first start (a package runner's download on a cold cache)
+// as a 2025-era server that ignores unknown requests, and a server that
+// speaks both eras must not be captured in the old one because its first
+// start was slow. Only a second silence means a 2025-era server, which then
+// gets initialize on a third process. A server that exits on the probe is a
+// 2025-era server (rmcp-based ones do that) and gets initialize on the next.
+func (n *negotiator) stdioAuto(ctx context.Context) (*surface.Surface, error) {
 	wait := probeTimeout(n.cfg.Timeout)
 	if n.cfg.Prefer == ProtocolModern {
 		wait = max(wait, n.cfg.Timeout*2/3)
 	}
+	for attempt := 1; ; attempt++ {
+		spawned := time.Now()
+		c, err := startStdio(ctx, n.cfg, n.budget)
+		if err != nil {
+			return nil, err
+		}
+		s := n.session(c)
+		pctx, stop := probeWait(ctx, spawned.Add(wait), readGrace(wait), c.probeUnread)
+		res, err := s.discover(pctx)
+		silent := unanswered(pctx, err)
+		stop()
+		var rerr *rpcError
+		switch {
+		case err == nil || errors.As(err, &rerr):
+			n.probeAnswered = true
+			if surf, done, err := n.answered(ctx, s, res, err); done {
+				return surf, err
+			}
+			// A 2025-era server that answered the probe: it is alive and
+			// has not started a modern session, so the handshake goes on
+			// the same process, as the specification asks.
+			s.modern = false
+			return n.legacyOn(ctx, s, true)
+		case ctx.Err() != nil:
+			n.finish(s, err)
+			return nil, err
+		case isGone(err):
+			n.finish(s, nil)
+			return n.stdioLegacy(ctx, true)
+		case silent && attempt == 1:
+			// The second probe runs on a server started once already (a
+			// warm package cache), so a shorter timer is plenty: where the
+			// pipe shows when the server reads the probe, a server that
+			// reads it and stays silent for readGrace is ignoring it;
+			// elsewhere half the timer stands in.
+			inspectable := c.pipeInspectable()
+			n.finish(s, nil)
+			if inspectable {
+				wait = readGrace(wait)
+			} else {
+				wait /= 2
+			}
+			continue
+		case silent:
+			n.finish(s, nil)
+			return n.stdioLegacy(ctx, true)
+		}
+		// Anything else is a reply warden cannot read (not JSON-RPC, over a
+		// bound, an error without its id, a flood): no evidence of either
+		// era, and the same failure as over HTTP and under --protocol modern.
+		n.probeAnswered = true
+		n.finish(s, err)
+		return nil, fmt.Errorf("server/discover: %w", err)
+	}
+}
+
+// orProbe settles a capture that went the 2025 way. A 2025-era handshake or
+// listing can fail because the server has moved to the modern revision and
+// refuses the old one in a way that names no version: -32020, -32601, an
+// HTTP 400 or 404, a protocolVersion of 2026-07-28, an exit. Unless a probe
+// already had the server's answer, or the capture already reached the
+// modern era, one server/discover probe on a fresh process or connection
+// comes before giving up: a modern answer captures the server in that era;
+// anything else keeps the 2025-era failure, which is the one to report.
+func (n *negotiator) orProbe(ctx context.Context, surf *surface.Surface, err error, probe func(context.Context) (*surface.Surface, bool, error)) (*surface.Surface, error) {
+	if err == nil || n.probeAnswered || n.reachedModern || ctx.Err() != nil || !reprobes(err) {
+		return surf, err
+	}
+	first := struct{ diag, stage, stray string }{n.diag, n.stage, n.stray}
+	msurf, isModern, merr := probe(ctx)
+	if isModern {
+		return msurf, merr
+	}
+	n.diag, n.stage, n.stray = first.diag, first.stage, first.stray
+	return nil, fmt.Errorf("%w; server/discover on a fresh %s found no %s server either", err, n.freshWord(), ModernProtocolVersion)
+}
+
+// freshWord names what a second attempt runs on.
+func (n *negotiator) freshWord() string {
+	if n.cfg.url != nil {
+		return "connection"
+	}
+	return "process"
+}
+
+// reprobes reports whether a failed 2025-era capture may be a server that
+// moved to the modern revision: not when the failure is one of warden's
+// bounds, or credentials, which no era changes.
+func reprobes(err error) bool {
+	var le *limitError
+	var serr *httpStatusError
+	switch {
+	case errors.As(err, &le):
+		return false
+	case errors.As(err, &serr) && serr.credentials():
+		return false
+	}
+	return true
+}
+
+// stdioProbe sends server/discover to a fresh process under the probe timer
+// and, when the answer shows a modern server, lists it. isModern is false,
+// and the process gone, when it does not.
+func (n *negotiator) stdioProbe(ctx context.Context) (*surface.Surface, bool, error) {
+	wait := probeTimeout(n.cfg.Timeout)
 	spawned := time.Now()
 	c, err := startStdio(ctx, n.cfg, n.budget)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	s := n.session(c)
-	pctx, cancel := context.WithDeadline(ctx, spawned.Add(wait))
+	pctx, stop := probeWait(ctx, spawned.Add(wait), readGrace(wait), c.probeUnread)
 	res, err := s.discover(pctx)
-	silent := unanswered(pctx, err)
-	cancel()
+	stop()
+	return n.probed(ctx, s, res, err)
+}
+
+// probed lists a session whose probe showed a modern server, or closes it.
+func (n *negotiator) probed(ctx context.Context, s *session, res *jsonv.Value, err error) (*surface.Surface, bool, error) {
 	var rerr *rpcError
-	switch {
-	case err == nil || errors.As(err, &rerr):
-		if surf, done, err := n.answered(ctx, s, res, err); done {
-			return surf, err
-		}
-		// A 2025-era server that answered the probe: it is alive and
-		// has not started a modern session, so the handshake goes on
-		// the same process, as the specification asks.
-		s.modern = false
-		return n.legacyOn(ctx, s, true)
-	case ctx.Err() != nil:
-		n.finish(s, err)
-		return nil, err
-	case silent, isGone(err):
-		// Silence past the probe timer, or a server that exits on an
-		// unknown first request: a 2025-era server. A fresh process gets
-		// the handshake, so that a late reply to the probe cannot race it.
+	if err != nil && !errors.As(err, &rerr) {
 		n.finish(s, nil)
-		return n.stdioLegacy(ctx, true)
+		return nil, false, nil
 	}
-	// Anything else is a reply warden cannot read (not JSON-RPC, over a
-	// bound, an error without its id, a flood): no evidence of either era,
-	// and the same failure as over HTTP and under --protocol modern.
-	n.finish(s, err)
-	return nil, fmt.Errorf("server/discover: %w", err)
+	v, d, cerr := classifyProbe(res, err)
+	if cerr != nil || v != modern {
+		n.finish(s, nil)
+		return nil, false, nil
+	}
+	n.reachedModern = true
+	surf, err := n.list(ctx, s, ModernProtocolVersion, d.caps)
+	return surf, true, err
 }
 
 // unanswered reports whether the probe ended because its timer ran out while
@@ -142,7 +263,7 @@ func (n *negotiator) stdioLegacy(ctx context.Context, forward bool) (*surface.Su
 
 // legacyOn runs the 2025-era handshake and lists on a stdio session.
 func (n *negotiator) legacyOn(ctx context.Context, s *session, forward bool) (*surface.Surface, error) {
-	version, err := s.legacyHandshake(ctx)
+	version, caps, err := s.legacyHandshake(ctx)
 	if err != nil {
 		if fallsForward(err) {
 			if forward {
@@ -154,7 +275,7 @@ func (n *negotiator) legacyOn(ctx context.Context, s *session, forward bool) (*s
 		n.finish(s, err)
 		return nil, err
 	}
-	return n.list(ctx, s, version, nil)
+	return n.list(ctx, s, version, caps)
 }
 
 // stdioModern spawns the server and captures it in the modern era.
@@ -168,12 +289,13 @@ func (n *negotiator) stdioModern(ctx context.Context) (*surface.Surface, error) 
 
 // modernOn discovers a server that must be modern and lists what it offers.
 func (n *negotiator) modernOn(ctx context.Context, s *session) (*surface.Surface, error) {
+	n.reachedModern = true
 	d, err := s.requireModern(ctx)
 	if err != nil {
 		n.finish(s, err)
 		return nil, err
 	}
-	return n.list(ctx, s, ModernProtocolVersion, d)
+	return n.list(ctx, s, ModernProtocolVersion, d.caps)
 }
 
 // modernOnly explains an initialize refused by a modern-only server when
@@ -194,7 +316,8 @@ func (n *negotiator) overHTTP(ctx context.Context) (*surface.Surface, error) {
 	case n.cfg.Protocol == ProtocolModern:
 		return n.modernOn(ctx, n.session(newHTTPConn(n.cfg, n.budget, true)))
 	case n.cfg.Prefer == ProtocolLegacy:
-		return n.httpLegacy(ctx, true)
+		surf, err := n.httpLegacy(ctx, true)
+		return n.orProbe(ctx, surf, err, n.httpProbe)
 	}
 	s := n.session(newHTTPConn(n.cfg, n.budget, true))
 	res, err := s.discover(ctx)
@@ -205,11 +328,13 @@ func (n *negotiator) overHTTP(ctx context.Context) (*surface.Surface, error) {
 		n.finish(s, err)
 		return nil, fmt.Errorf("server/discover: %w", err)
 	case err == nil || errors.As(err, &rerr):
+		n.probeAnswered = true
 		if surf, done, err := n.answered(ctx, s, res, err); done {
 			return surf, err
 		}
 	case errors.As(err, &serr):
 		// A 4xx without a JSON-RPC error: a 2025-era server.
+		n.probeAnswered = true
 	default:
 		n.finish(s, err)
 		return nil, fmt.Errorf("server/discover: %w", err)
@@ -218,12 +343,25 @@ func (n *negotiator) overHTTP(ctx context.Context) (*surface.Surface, error) {
 	return n.httpLegacy(ctx, true)
 }
 
+// httpProbe sends server/discover on a fresh client state and, when the
+// answer shows a modern server, lists it.
+func (n *negotiator) httpProbe(ctx context.Context) (*surface.Surface, bool, error) {
+	s := n.session(newHTTPConn(n.cfg, n.budget, true))
+	res, err := s.discover(ctx)
+	var serr *httpStatusError
+	if errors.As(err, &serr) && serr.rpc == nil {
+		n.finish(s, nil)
+		return nil, false, nil
+	}
+	return n.probed(ctx, s, res, err)
+}
+
 // httpLegacy captures an HTTP endpoint in the 2025 era (streamable HTTP with
 // sessions, or the 2024-11-05 HTTP+SSE transport), moving to the modern era
 // when forward is set and initialize is refused with -32022 naming it.
 func (n *negotiator) httpLegacy(ctx context.Context, forward bool) (*surface.Surface, error) {
 	s := n.session(newHTTPConn(n.cfg, n.budget, false))
-	version, err := s.legacyHandshake(ctx)
+	version, caps, err := s.legacyHandshake(ctx)
 	if err != nil {
 		if fallsForward(err) {
 			if forward {
@@ -235,7 +373,7 @@ func (n *negotiator) httpLegacy(ctx context.Context, forward bool) (*surface.Sur
 		n.finish(s, err)
 		return nil, err
 	}
-	return n.list(ctx, s, version, nil)
+	return n.list(ctx, s, version, caps)
 }
 
 // httpStatusError is a non-2xx answer to a request. rpc is the JSON-RPC
@@ -259,6 +397,16 @@ func (e *httpStatusError) Unwrap() error {
 		return nil
 	}
 	return e.rpc
+}
+
+// credentials reports whether the status is about credentials: 401, 403 or
+// 407, which no protocol era changes.
+func (e *httpStatusError) credentials() bool {
+	switch e.status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
+		return true
+	}
+	return false
 }
 
 // legacyEvidence reports whether the status answering the modern probe

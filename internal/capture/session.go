@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/surface"
@@ -75,24 +77,32 @@ func (s *session) strayNote() string {
 	return fmt.Sprintf("it sent %d replies whose id matched no request (the first: %s)", s.strays, s.firstStray)
 }
 
-// rpcError is a JSON-RPC error reply. Only the code, and for -32022 the
-// supported versions, are kept: the message is server-provided text and
-// never reaches warden's output.
+// rpcError is a JSON-RPC error reply: its code, for -32022 the supported
+// versions, and the start of its message, escaped and clipped to one line
+// (it is server text: it may say why, as "Missing MCP-Protocol-Version
+// header" does, but it is never more than a quoted clause of an error).
 type rpcError struct {
 	code      int64
 	supported []string
+	message   string
 }
 
+// rpcMessageRunes is how much of a JSON-RPC error's message an error quotes.
+const rpcMessageRunes = 120
+
 func (e *rpcError) Error() string {
-	return fmt.Sprintf("server answered JSON-RPC error %d", e.code)
+	if e.message == "" {
+		return fmt.Sprintf("server answered JSON-RPC error %d", e.code)
+	}
+	return fmt.Sprintf("server answered JSON-RPC error %d (%s)", e.code, e.message)
 }
 
 // legacyHandshake performs the 2025-era initialize handshake and returns the
-// protocol version the server chose.
-func (s *session) legacyHandshake(ctx context.Context) (string, error) {
-	version, err := s.initialize(ctx)
+// protocol version the server chose and the capabilities it declared.
+func (s *session) legacyHandshake(ctx context.Context) (string, *jsonv.Value, error) {
+	version, caps, err := s.initialize(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	s.c.negotiated(version)
 	note := jsonv.NewObject(
@@ -100,56 +110,90 @@ func (s *session) legacyHandshake(ctx context.Context) (string, error) {
 		jsonv.M("method", jsonv.NewString("notifications/initialized")),
 	)
 	if err := s.c.send(ctx, note.AppendCompact(nil), kindNotification, "notifications/initialized"); err != nil {
-		return "", fmt.Errorf("sending notifications/initialized: %w", err)
+		return "", nil, fmt.Errorf("sending notifications/initialized: %w", err)
 	}
-	return version, nil
+	return version, caps, nil
 }
 
-// lists captures the three lists into a surface. With a discovery (the
-// modern era) only the lists the server advertises are called, as a
-// compliant client does; without one (the 2025 era) all three are called,
-// in this order, whatever capabilities the server declared: that is what the
-// reference does, and a server that lists tools without declaring the
-// capability must not escape the lock.
-func (s *session) lists(ctx context.Context, version string, d *discovery) (*surface.Surface, error) {
+// lists captures the three lists into a surface, in the order tools,
+// resources, prompts, reading which ones the server offers from caps (the
+// capabilities of its DiscoverResult or InitializeResult).
+//
+// In the modern era a list the server does not advertise is not called, as
+// the specification asks; its section is empty. In the 2025 era every list
+// is called, as the reference does: an agent's client may list tools the
+// server never declared, so a server must not hide them from the lock by
+// leaving the capability out. But a list the server did not advertise is
+// one it said it does not have, so an error, a result that is not a list,
+// or no answer within unadvertisedWait on its first page is that empty
+// section, not a failure (the conformance suite's servers that declare
+// "capabilities": {} answer resources/list with an empty object).
+func (s *session) lists(ctx context.Context, version string, caps *jsonv.Value) (*surface.Surface, error) {
 	surf := &surface.Surface{ProtocolVersion: version}
-	offered := func(name string) bool { return d == nil || d.offers(name) }
-	if offered("tools") {
-		if err := s.listAll(ctx, "tools/list", "tools", func(v *jsonv.Value, at itemAt) (string, error) {
+	lists := []struct {
+		method, key string
+		take        func(*jsonv.Value, itemAt) (string, error)
+	}{
+		{"tools/list", "tools", func(v *jsonv.Value, at itemAt) (string, error) {
 			t, err := toolFromWire(v, at)
 			if err == nil {
 				surf.Tools = append(surf.Tools, t)
 			}
 			return t.Name, err
-		}); err != nil {
-			return nil, err
-		}
-	}
-	if offered("resources") {
-		if err := s.listAll(ctx, "resources/list", "resources", func(v *jsonv.Value, at itemAt) (string, error) {
+		}},
+		{"resources/list", "resources", func(v *jsonv.Value, at itemAt) (string, error) {
 			r, err := resourceFromWire(v, at)
 			if err == nil {
 				surf.Resources = append(surf.Resources, r)
 			}
 			return r.URI, err
-		}); err != nil {
-			return nil, err
-		}
-	}
-	if offered("prompts") {
-		if err := s.listAll(ctx, "prompts/list", "prompts", func(v *jsonv.Value, at itemAt) (string, error) {
+		}},
+		{"prompts/list", "prompts", func(v *jsonv.Value, at itemAt) (string, error) {
 			p, err := promptFromWire(v, at)
 			if err == nil {
 				surf.Prompts = append(surf.Prompts, p)
 			}
 			return p.Name, err
-		}); err != nil {
+		}},
+	}
+	for _, l := range lists {
+		advertised := !caps.Get(l.key).IsNull()
+		if !advertised && s.modern {
+			continue
+		}
+		if err := s.listAll(ctx, l.method, l.key, !advertised, l.take); err != nil {
 			return nil, err
 		}
 	}
 	surf.AcceptedErrors = s.accepted
 	return surf, nil
 }
+
+// firstUnadvertised asks for the first page of a list the server did not
+// advertise. empty reports that the answer is the empty section: a JSON-RPC
+// error, a result without the list, or no answer within unadvertisedWait.
+func (s *session) firstUnadvertised(ctx context.Context, method, key string) (res *jsonv.Value, empty bool, err error) {
+	wctx, cancel := context.WithTimeout(ctx, unadvertisedWait)
+	defer cancel()
+	res, err = s.call(wctx, method, nil)
+	var rerr *rpcError
+	switch {
+	case err == nil:
+		if items := res.Get(key); res.Kind != jsonv.Object || items == nil || items.Kind != jsonv.Array {
+			return nil, true, nil
+		}
+		return res, false, nil
+	case errors.As(err, &rerr):
+		return nil, true, nil
+	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+		return nil, true, nil
+	}
+	return nil, false, fmt.Errorf("%s page 1: %w", method, err)
+}
+
+// unadvertisedWait bounds the wait for the first page of a list the server
+// did not advertise: a server may ignore a method it does not have.
+const unadvertisedWait = 3 * time.Second
 
 // accepts reports whether the capture was told to accept code as the answer
 // to list's first page.
@@ -192,8 +236,8 @@ func (s *session) requireModern(ctx context.Context) (*discovery, error) {
 }
 
 // initialize sends the initialize request and returns the server's
-// protocolVersion after checking the result's shape.
-func (s *session) initialize(ctx context.Context) (string, error) {
+// protocolVersion and capabilities after checking the result's shape.
+func (s *session) initialize(ctx context.Context) (string, *jsonv.Value, error) {
 	params := jsonv.NewObject(
 		jsonv.M("protocolVersion", jsonv.NewString(LegacyProtocolVersions()[0])),
 		jsonv.M("capabilities", jsonv.NewObject()),
@@ -205,41 +249,46 @@ func (s *session) initialize(ctx context.Context) (string, error) {
 	s.stage = "initialize"
 	res, err := s.call(ctx, "initialize", params)
 	if err != nil {
-		return "", fmt.Errorf("initialize: %w", err)
+		return "", nil, fmt.Errorf("initialize: %w", err)
 	}
 	if res.Kind != jsonv.Object {
-		return "", fmt.Errorf("initialize: result is %s, not an object", a(res.Kind))
+		return "", nil, fmt.Errorf("initialize: result is %s, not an object", a(res.Kind))
 	}
 	pv := res.Get("protocolVersion")
 	version, ok := pv.Str()
 	if !ok {
-		return "", errors.New("initialize: result has no string protocolVersion")
+		return "", nil, errors.New("initialize: result has no string protocolVersion")
 	}
 	if !slices.Contains(LegacyProtocolVersions(), version) {
-		return "", fmt.Errorf("initialize: server chose unsupported protocol version %s (warden supports %v)",
+		return "", nil, fmt.Errorf("initialize: server chose unsupported protocol version %s (warden supports %v)",
 			quoteName(version), LegacyProtocolVersions())
 	}
 	// The reference's SDK validates these; a server without them is not
 	// speaking MCP.
-	if c := res.Get("capabilities"); c == nil || c.Kind != jsonv.Object {
-		return "", errors.New("initialize: result has no capabilities object")
+	caps := res.Get("capabilities")
+	if caps == nil || caps.Kind != jsonv.Object {
+		return "", nil, errors.New("initialize: result has no capabilities object")
 	}
 	info := res.Get("serverInfo")
 	if info == nil || info.Kind != jsonv.Object {
-		return "", errors.New("initialize: result has no serverInfo object")
+		return "", nil, errors.New("initialize: result has no serverInfo object")
 	}
 	if _, ok := info.Get("name").Str(); !ok {
-		return "", errors.New("initialize: serverInfo has no string name")
+		return "", nil, errors.New("initialize: serverInfo has no string name")
 	}
 	if _, ok := info.Get("version").Str(); !ok {
-		return "", errors.New("initialize: serverInfo has no string version")
+		return "", nil, errors.New("initialize: serverInfo has no string version")
 	}
-	return version, nil
+	return version, caps, nil
 }
 
 // listAll drains every page of a list method, handing each item to take,
 // which returns the item's identity (name or URI) for the duplicate check.
-func (s *session) listAll(ctx context.Context, method, key string, take func(*jsonv.Value, itemAt) (string, error)) error {
+//
+// With unadvertised set (a list the server did not declare, in the 2025
+// era), a first page that fails to arrive within unadvertisedWait, or that
+// is a JSON-RPC error or a result without the list, ends the list empty.
+func (s *session) listAll(ctx context.Context, method, key string, unadvertised bool, take func(*jsonv.Value, itemAt) (string, error)) error {
 	seenCursor := map[string]bool{}
 	seenID := map[string]int{} // identity → page it first appeared on
 	cursor := ""
@@ -253,7 +302,16 @@ func (s *session) listAll(ctx context.Context, method, key string, take func(*js
 			params = jsonv.NewObject(jsonv.M("cursor", jsonv.NewString(cursor)))
 		}
 		s.stage = fmt.Sprintf("%s (page %d)", method, page)
-		res, err := s.call(ctx, method, params)
+		var res *jsonv.Value
+		var err error
+		if page == 1 && unadvertised {
+			var empty bool
+			if res, empty, err = s.firstUnadvertised(ctx, method, key); empty || err != nil {
+				return err
+			}
+		} else {
+			res, err = s.call(ctx, method, params)
+		}
 		var rerr *rpcError
 		if errors.As(err, &rerr) && page == 1 && s.accepts(key, rerr.code) {
 			s.accepted = append(s.accepted, surface.AcceptedError{List: key, Code: rerr.code})
@@ -341,7 +399,25 @@ func (s *session) call(ctx context.Context, method string, params *jsonv.Value) 
 
 // exchange is call. With strict set, a response with any other id than the
 // request's is an error instead of a stray to skip.
+//
+// In the modern era a -32022 whose data.supported lists the very version
+// warden sent is retried once: the specification has a client pick a
+// version from that list and send again, and the pick is the same one. A
+// second such refusal is final.
 func (s *session) exchange(ctx context.Context, method string, params *jsonv.Value, strict bool) (*jsonv.Value, error) {
+	res, err := s.exchangeOnce(ctx, method, params, strict)
+	if !s.modern || !fallsForward(err) {
+		return res, err
+	}
+	res, err = s.exchangeOnce(ctx, method, params, strict)
+	if fallsForward(err) {
+		return nil, fmt.Errorf("%w, twice, although its data.supported lists %s", err, ModernProtocolVersion)
+	}
+	return res, err
+}
+
+// exchangeOnce sends one request and waits for its reply.
+func (s *session) exchangeOnce(ctx context.Context, method string, params *jsonv.Value, strict bool) (*jsonv.Value, error) {
 	s.nextID++
 	id := s.nextID
 	members := []jsonv.Member{
@@ -350,10 +426,11 @@ func (s *session) exchange(ctx context.Context, method string, params *jsonv.Val
 		jsonv.M("method", jsonv.NewString(method)),
 	}
 	if s.modern {
-		if params == nil {
-			params = jsonv.NewObject()
+		var own []jsonv.Member
+		if params != nil {
+			own = params.Members
 		}
-		params.Members = append(params.Members, jsonv.M("_meta", envelope(s.cfg.Version)))
+		params = jsonv.NewObject(append(append([]jsonv.Member(nil), own...), jsonv.M("_meta", envelope(s.cfg.Version)))...)
 	}
 	if params != nil {
 		members = append(members, jsonv.M("params", params))
@@ -497,10 +574,15 @@ func parseRPCError(e *jsonv.Value) (*rpcError, error) {
 	if err != nil {
 		return nil, errors.New("server sent an error response with an out-of-range code")
 	}
-	if msg := e.Get("message"); msg == nil || msg.Kind != jsonv.String {
+	msg := e.Get("message")
+	text, ok := msg.Str()
+	if !ok {
 		return nil, fmt.Errorf("server sent error %d without a string message", n)
 	}
 	rerr := &rpcError{code: n}
+	if text = strings.TrimSpace(text); text != "" {
+		rerr.message = `"` + oneLine(text, rpcMessageRunes) + `"`
+	}
 	if n == unsupportedVersion {
 		rerr.supported = supportedVersions(e.Get("data"))
 	}

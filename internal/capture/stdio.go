@@ -400,3 +400,17 @@ func (c *stdioConn) close(ok bool) string {
 	}
 	return strings.Join(diag, "; ")
 }
+
+// probeUnread reports whether what warden wrote to the server's stdin still
+// sits unread in the pipe: the server has not started listening yet.
+func (c *stdioConn) probeUnread() bool {
+	n, ok := pendingBytes(c.stdin)
+	return ok && n > 0
+}
+
+// pipeInspectable reports whether probeUnread can tell anything on this
+// platform.
+func (c *stdioConn) pipeInspectable() bool {
+	_, ok := pendingBytes(c.stdin)
+	return ok
+}

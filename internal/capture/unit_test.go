@@ -126,7 +126,7 @@ func TestClassify(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","method":"notifications/message"}`, want: "notification::notifications/message"},
 		{in: `{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`, want: `request:"srv-1":ping`},
 		{in: `{"result":{},"id":3,"jsonrpc":"2.0"}`, want: "response:3:"},
-		{in: `{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"x"}}`, want: "response:3:error -32601"},
+		{in: `{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"x"}}`, want: `response:3:error -32601 ("x")`},
 		{in: `[{"jsonrpc":"2.0","id":1,"result":{}}]`, wantErr: true},
 		{in: `{"jsonrpc":"1.0","id":1,"result":{}}`, wantErr: true},
 		{in: `{"jsonrpc":"2.0","id":1}`, wantErr: true},
