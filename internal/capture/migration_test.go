@@ -3,7 +3,11 @@
 package capture
 
 import (
+	"errors"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,6 +221,168 @@ func TestCaptureSlowStarters(t *testing.T) {
 			}
 			if n := countLines(lines(), "spawn"); n > tc.maxSpawns {
 				t.Errorf("%d processes, want at most %d", n, tc.maxSpawns)
+			}
+		})
+	}
+}
+
+// modernMeta is the params._meta of a modern request, as JSON members.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}`
+
+// TestEraserverStdio pins the fixture's own promises over stdio, which the
+// migration tests rely on: a dual process never mixes eras, each shape
+// refuses initialize as documented, and a bad flag is one line and exit 2.
+func TestEraserverStdio(t *testing.T) {
+	t.Parallel()
+	era := testserver.Build(t, eraPkg)
+	const (
+		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+		discover   = `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{` + modernMeta + `}}`
+		legacyList = `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`
+	)
+	cases := []struct {
+		name string
+		args []string
+		in   []string
+		want []string // fragments of each reply line, in order
+	}{
+		{"dual-legacy-first", []string{"-era", "dual"}, []string{initialize, discover},
+			[]string{`"protocolVersion":"2025-11-25"`, `"id":2,"error":{"code":-32601`}},
+		{"dual-modern-first", []string{"-era", "dual"}, []string{discover, initialize},
+			[]string{`"supportedVersions":["2026-07-28","2025-11-25"]`, `"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}`}},
+		{"modern-32022-bare", []string{"-era", "modern", "-refuse-initialize", "-32022-bare"}, []string{initialize, discover},
+			[]string{`"error":{"code":-32022,"message":"Unsupported protocol version"}}`, `"resultType":"complete"`}},
+		{"modern-version", []string{"-era", "modern", "-refuse-initialize", "version"}, []string{initialize, legacyList},
+			[]string{`"protocolVersion":"2026-07-28"`, `"error":{"code":-32602`}},
+		{"modern-accept", []string{"-era", "modern", "-refuse-initialize", "accept"}, []string{initialize, legacyList, discover},
+			[]string{`"protocolVersion":"2025-11-25"`, `"error":{"code":-32600`, `"supportedVersions":["2026-07-28"]`}},
+		{"modern-exit", []string{"-era", "modern", "-refuse-initialize", "exit"}, []string{initialize, discover}, nil},
+		{"legacy-unknown-error", []string{"-era", "legacy"}, []string{discover, initialize},
+			[]string{`"error":{"code":-32601`, `"protocolVersion":"2025-11-25"`}},
+		{"legacy-unknown-silent", []string{"-era", "legacy", "-unknown", "silent"}, []string{discover, initialize},
+			[]string{`"protocolVersion":"2025-11-25"`}},
+		{"tools-only", []string{"-era", "modern", "-lists", "tools"}, []string{discover},
+			[]string{`"capabilities":{"tools":{}}`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(era, tc.args...)
+			cmd.Stdin = strings.NewReader(strings.Join(tc.in, "\n") + "\n")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("eraserver %v: %v", tc.args, err)
+			}
+			got := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(tc.want) == 0 && len(out) == 0 {
+				return
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d replies, want %d:\n%s", len(got), len(tc.want), out)
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("reply %d lacks %s:\n%s", i, w, got[i])
+				}
+			}
+		})
+	}
+	for _, args := range [][]string{
+		{"-refuse-initialize", "http-404"},
+		{"-era", "dual", "-refuse-initialize", "-32601"},
+		{"-first-start-delay", "1s"},
+		{"-era", "both"},
+	} {
+		cmd := exec.Command(era, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("eraserver %v: %v, stderr %q; want exit 2 and one line", args, err, stderr.String())
+		}
+	}
+}
+
+// TestEraserverHTTP pins the fixture's HTTP promises: modern requests need
+// routing headers that match the body, the modern-only server issues no
+// session, the HTTP-only refusals answer as the Go SDK and a bare 404 do,
+// and 2025-era requests of the dual and legacy servers need their session.
+func TestEraserverHTTP(t *testing.T) {
+	t.Parallel()
+	era := testserver.Build(t, eraPkg)
+	discover := `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{` + modernMeta + `}}`
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+	initialized := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	modernHeaders := map[string]string{"MCP-Protocol-Version": ModernProtocolVersion, "Mcp-Method": "server/discover"}
+	type step struct {
+		body    string
+		headers map[string]string
+		session bool // send the session the last initialize issued
+		status  int
+		want    string // a fragment of the body ("" = empty body)
+	}
+	cases := []struct {
+		name  string
+		args  []string
+		steps []step
+	}{
+		{"modern-headers", []string{"-era", "modern"}, []step{
+			{body: discover, status: 400, want: `"code":-32020`},
+			{body: discover, headers: map[string]string{"MCP-Protocol-Version": ModernProtocolVersion, "Mcp-Method": "tools/list"}, status: 400, want: `"code":-32020`},
+			{body: discover, headers: modernHeaders, status: 200, want: `"supportedVersions":["2026-07-28"]`},
+		}},
+		{"modern-32601", []string{"-era", "modern", "-refuse-initialize", "-32601"}, []step{
+			{body: initialize, status: 404, want: `"code":-32601`},
+		}},
+		{"modern-initialized-400", []string{"-era", "modern", "-refuse-initialize", "initialized-400"}, []step{
+			{body: initialize, status: 200, want: `"protocolVersion":"2025-11-25"`},
+			{body: initialized, headers: map[string]string{"MCP-Protocol-Version": "2025-11-25"}, status: 400, want: "Unsupported protocol version"},
+		}},
+		{"modern-http-404", []string{"-era", "modern", "-refuse-initialize", "http-404"}, []step{
+			{body: initialize, status: 404, want: ""},
+		}},
+		{"dual-sessions", []string{"-era", "dual"}, []step{
+			{body: initialize, status: 200, want: `"protocolVersion":"2025-11-25"`},
+			{body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, status: 400, want: "Mcp-Session-Id"},
+			{body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, session: true, status: 200, want: `"tools":[`},
+			{body: discover, session: true, headers: modernHeaders, status: 200, want: `"code":-32601`},
+			{body: discover, headers: modernHeaders, status: 200, want: `"supportedVersions":["2026-07-28","2025-11-25"]`},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := testserver.StartHTTP(t, era, tc.args...)
+			var session string
+			for i, st := range tc.steps {
+				req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(st.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				for k, v := range st.headers {
+					req.Header.Set(k, v)
+				}
+				if st.session {
+					req.Header.Set("Mcp-Session-Id", session)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+					session = id
+				}
+				if tc.args[1] == "modern" && resp.Header.Get("Mcp-Session-Id") != "" {
+					t.Errorf("step %d: the modern-only server issued a session", i)
+				}
+				if resp.StatusCode != st.status || (st.want == "" && len(body) != 0) || !strings.Contains(string(body), st.want) {
+					t.Errorf("step %d: HTTP %d %q, want %d with %q", i, resp.StatusCode, body, st.status, st.want)
+				}
 			}
 		})
 	}
