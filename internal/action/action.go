@@ -166,6 +166,8 @@ func (r *runner) run(ctx context.Context) int {
 		MaxPages: in.MaxPages,
 		MaxItems: in.MaxItems,
 		Protocol: in.Protocol,
+		// Set only for a pin (ParseInputs); a check takes its lock's.
+		AcceptListErrors: in.AcceptListErrors,
 		// The server runs in working-directory without warden changing its
 		// own (process-wide) directory.
 		Dir:    r.workDir,
@@ -292,7 +294,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	// A changed launch is shown argv by argv beside the server-identity
 	// item: in the SARIF, the log and the summary.
 	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
-	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch); err != nil {
+	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch, res.Accepted); err != nil {
 		return r.fail(err)
 	}
 
@@ -322,6 +324,9 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		if err := report.WriteCheckTextExplained(w, r.display(r.lockAbs), res.Drift, expls); err != nil {
 			return err
 		}
+		if err := report.WriteAcceptedText(w, res.Accepted); err != nil {
+			return err
+		}
 		return report.WriteLaunchText(w, launch)
 	}); err != nil {
 		return r.fail(err)
@@ -331,7 +336,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
 		Findings: res.Findings, Drift: res.Drift, Explanations: expls,
 		BaselineDigest: baseline, CurrentDigest: current,
-		Launch: launch,
+		Launch: launch, Accepted: res.Accepted,
 	}
 	if verdict == report.VerdictDrift {
 		summary.ReviewCommands = r.reviewCommands()
@@ -346,7 +351,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if err := r.finish(summary, code, len(res.Drift), current); err != nil {
 		return r.fail(err)
 	}
-	r.comment(verdict, res.Drift, expls, "")
+	r.comment(verdict, res.Drift, expls, "", res.Accepted)
 	return code
 }
 
@@ -396,7 +401,8 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		return r.fail(err)
 	}
 	lines := r.indexLock()
-	if err := r.writeSARIF(res.Findings, nil, lines, nil); err != nil {
+	accepted := report.AcceptedFromLock(res.Lock, true)
+	if err := r.writeSARIF(res.Findings, nil, lines, nil, accepted); err != nil {
 		return r.fail(err)
 	}
 	digest := ""
@@ -417,6 +423,7 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 		Mode: ModePin, Verdict: report.VerdictClean,
 		LockPath: r.display(r.lockAbs), SARIFPath: r.display(r.sarifAbs),
 		Findings: res.Findings, CurrentDigest: digest, Approver: r.in.Approver,
+		Accepted: accepted,
 	}
 	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
@@ -442,14 +449,16 @@ func (r *runner) indexLock() *report.LineIndex {
 // temporary file and a rename, never through a symbolic link), creating
 // its directory if needed. The path is checked again first: the server has
 // run in the workspace since the inputs were resolved. launch, when set,
-// is shown beside the server-identity result.
-func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange) error {
+// is shown beside the server-identity result; accepted are the lists
+// accepted as errors (run properties and notifications, not results).
+func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange, accepted []report.AcceptedList) error {
 	var buf bytes.Buffer
 	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
 		Version:     r.version,
 		ArtifactURI: report.ArtifactURI(r.lockAbs, r.workspace),
 		Lines:       lines,
 		Launch:      launch,
+		Accepted:    accepted,
 	}); err != nil {
 		return err
 	}
@@ -509,7 +518,7 @@ func (r *runner) fail(err error) int {
 	}); werr != nil {
 		fmt.Fprintf(r.stderr, "error: %s\n", report.Message(werr.Error()))
 	}
-	r.comment(report.VerdictError, nil, nil, text)
+	r.comment(report.VerdictError, nil, nil, text, nil)
 	return ExitError
 }
 

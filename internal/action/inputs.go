@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/ops"
 	"github.com/wardenlock/warden/internal/report"
 )
 
@@ -92,6 +93,10 @@ type Inputs struct {
 	// Surface is a surface file to pin or check instead of a server, as
 	// given (relative to WorkDirInput unless absolute); nothing is launched.
 	Surface string
+	// AcceptListErrors are the list errors a pin accepts as empty sections
+	// (the accept-list-error input; capture.Options.AcceptListErrors); nil
+	// accepts none. A check accepts what its lock records instead.
+	AcceptListErrors map[string]int64
 }
 
 // ParseInputs reads every input through get (which returns an input's raw
@@ -235,7 +240,36 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	if err := parseReviewInputs(get, &in); err != nil {
 		return in, err
 	}
+	if in.AcceptListErrors, err = parseAcceptListErrors(get("accept-list-error"), in); err != nil {
+		return in, err
+	}
 	return in, nil
+}
+
+// parseAcceptListErrors reads the accept-list-error input: LIST=CODE
+// entries, one per line or separated by commas (see
+// ops.ParseAcceptListErrors), for a pin that captures.
+func parseAcceptListErrors(raw string, in Inputs) (map[string]int64, error) {
+	var specs []string
+	for _, spec := range strings.FieldsFunc(raw, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' }) {
+		if spec = strings.TrimSpace(spec); spec != "" {
+			specs = append(specs, spec)
+		}
+	}
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	switch {
+	case in.Mode != ModePin:
+		return nil, errors.New("input accept-list-error: only used with mode: pin (a check accepts exactly what its lock recorded at pin)")
+	case in.Surface != "":
+		return nil, errors.New("input accept-list-error: not used with surface (a surface file holds no list errors to accept)")
+	}
+	accepts, err := ops.ParseAcceptListErrors(specs)
+	if err != nil {
+		return nil, fmt.Errorf("input accept-list-error: %w", err)
+	}
+	return accepts, nil
 }
 
 // orDefault trims v and falls back to def when it is empty.

@@ -410,9 +410,10 @@ func (r *runner) writeCandidateSnapshot(res *ops.CheckResult) {
 // the comment by its marker and edits it, and creates one only when there
 // is something to say — drift, an error, or a change to the lock. A clean
 // run with nothing to say edits an existing comment (so it no longer
-// reports drift) and creates none. API failures are warnings; the exit
-// code never depends on them.
-func (r *runner) comment(verdict string, items []drift.Item, expls []explain.Explanation, errText string) {
+// reports drift) and creates none. A comment it writes states the lists
+// the check accepted as errors (accepted), clean or not. API failures are
+// warnings; the exit code never depends on them.
+func (r *runner) comment(verdict string, items []drift.Item, expls []explain.Explanation, errText string, accepted []report.AcceptedList) {
 	rv := r.review
 	if rv == nil || rv.api == nil || ops.Cancelled(rv.ctx) != nil {
 		return
@@ -423,6 +424,7 @@ func (r *runner) comment(verdict string, items []drift.Item, expls []explain.Exp
 		LockPath: r.display(r.lockAbs), Verdict: verdict, Drift: items, Explanations: expls, Error: errText,
 		LockChanges: rv.changes, CandidateLock: r.display(r.candidateAbs),
 		HeadSHA: rv.event.HeadSHA, RunURL: r.runURL(),
+		Accepted: accepted,
 	}
 	if verdict == report.VerdictDrift {
 		c.ReviewCommands = r.reviewCommands()

@@ -47,7 +47,7 @@ func TestPinAcceptListErrorRefusesBadValues(t *testing.T) {
 		{"too big", []string{"--accept-list-error", "resources=9007199254740992"}, "the code must be a JSON-RPC error code"},
 		{"no code", []string{"--accept-list-error", "resources"}, "want LIST=CODE"},
 		{"empty code", []string{"--accept-list-error", "resources="}, "want LIST=CODE"},
-		{"twice for one list", []string{"--accept-list-error", "resources=-32603", "--accept-list-error", "resources=-32000"}, "names resources twice"},
+		{"twice for one list", []string{"--accept-list-error", "resources=-32603", "--accept-list-error", "resources=-32000"}, "--accept-list-error resources is given twice"},
 		{"with a surface file", []string{"--accept-list-error", "resources=-32603", "--surface", surfaceFile}, "a surface file holds no list errors"},
 	}
 	for _, tc := range tests {

@@ -134,7 +134,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	accepts, err := ops.ParseAcceptListErrors(acceptErrs)
 	if err != nil {
-		return fail(env, oneLine(err))
+		return fail(env, "--accept-list-error "+oneLine(err))
 	}
 	if err := cf.usedWith(fs); err != nil {
 		return fail(env, oneLine(err))

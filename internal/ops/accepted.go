@@ -16,7 +16,8 @@ import (
 // Action's accept-list-error input): each LIST=CODE, LIST one of tools,
 // resources or prompts and CODE a JSON-RPC error code (an integer of
 // magnitude at most lock.MaxErrorCode), at most one per list. The result is
-// nil when specs is empty: nothing is accepted unless asked for.
+// nil when specs is empty: nothing is accepted unless asked for. Errors
+// quote the value at fault; the caller names the flag or input.
 func ParseAcceptListErrors(specs []string) (map[string]int64, error) {
 	if len(specs) == 0 {
 		return nil, nil
@@ -25,18 +26,19 @@ func ParseAcceptListErrors(specs []string) (map[string]int64, error) {
 	for _, spec := range specs {
 		list, codeText, ok := strings.Cut(strings.TrimSpace(spec), "=")
 		list, codeText = strings.TrimSpace(list), strings.TrimSpace(codeText)
+		quoted := strconv.Quote(clipSpec(spec))
 		if !ok || list == "" || codeText == "" {
-			return nil, fmt.Errorf("--accept-list-error %s: want LIST=CODE, e.g. resources=-32603", strconv.Quote(clipSpec(spec)))
+			return nil, fmt.Errorf("%s: want LIST=CODE, e.g. resources=-32603", quoted)
 		}
 		if !slices.Contains(lock.AcceptedLists[:], list) {
-			return nil, fmt.Errorf("--accept-list-error %s: the list must be tools, resources or prompts", strconv.Quote(clipSpec(spec)))
+			return nil, fmt.Errorf("%s: the list must be tools, resources or prompts", quoted)
 		}
 		code, err := strconv.ParseInt(codeText, 10, 64)
 		if err != nil || code > lock.MaxErrorCode || code < -lock.MaxErrorCode {
-			return nil, fmt.Errorf("--accept-list-error %s: the code must be a JSON-RPC error code (an integer), e.g. -32603", strconv.Quote(clipSpec(spec)))
+			return nil, fmt.Errorf("%s: the code must be a JSON-RPC error code (an integer), e.g. -32603", quoted)
 		}
 		if _, dup := out[list]; dup {
-			return nil, fmt.Errorf("--accept-list-error names %s twice: a list accepts one error code", list)
+			return nil, fmt.Errorf("%s is given twice: a list accepts one error code", list)
 		}
 		out[list] = code
 	}
@@ -48,7 +50,7 @@ func clipSpec(s string) string { return report.Clip(s, 80) }
 
 // errSurfaceAccepts refuses --accept-list-error with --surface: a surface
 // file holds no list answers, so there is no error to accept.
-var errSurfaceAccepts = errors.New("--accept-list-error applies to a capture: a surface file holds no list errors to accept")
+var errSurfaceAccepts = errors.New("accept-list-error applies to a capture: a surface file holds no list errors to accept")
 
 // pinnedAccepted is what a pin records of the capture's accepted errors.
 func pinnedAccepted(s *surface.Surface) []lock.AcceptedListError {
