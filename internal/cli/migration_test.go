@@ -111,3 +111,71 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return fmt.Sprintf("127.0.0.1:%d", ln.Addr().(*net.TCPAddr).Port)
 }
+
+// TestGoSDKServerMigratedChecksClean is the issue's headline migration: a
+// server on the Go SDK v1.8.0, pinned in the 2025 era, that restricts itself
+// to 2026-07-28 (SupportedProtocolVersions) behind stateless streamable HTTP.
+// It still answers initialize, then refuses notifications/initialized with
+// HTTP 400; the check of the old lock must be clean.
+func TestGoSDKServerMigratedChecksClean(t *testing.T) {
+	t.Parallel()
+	sdk := testserver.Build(t, "testdata/servers/sdkserver")
+	addr, dir := freeAddr(t), t.TempDir()
+	var lockPath string
+	t.Run("pin", func(t *testing.T) {
+		url := testserver.StartHTTP(t, sdk, "-stateless", "-http", addr)
+		lockPath = filepath.Join(dir, "warden.lock")
+		code, out, errs := run(t, "pin", "--lock", lockPath, "--protocol", "legacy", "--url", url)
+		if code != ExitClean {
+			t.Fatalf("pin --protocol legacy: exit %d\n%s%s", code, out, errs)
+		}
+		if l, err := lock.ReadFile(lockPath); err != nil || l.Pin.MCPProtocolVersion != "2025-11-25" {
+			t.Fatalf("the 2025-era pin: %v, %+v", err, l)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	url := testserver.StartHTTP(t, sdk, "-versions", "2026-07-28", "-stateless", "-http", addr)
+	wantCleanCheck(t, lockPath, "--url", url)
+}
+
+// TestSlowStartersPin is issue 22's items 2 and 3 end to end, under the
+// default --timeout: a dual server slow only on its first start (npx's
+// first download) pins 2026-07-28, not the 2025 era of its warm restart,
+// and a modern-only server that needs 11 s to start pins at all; each lock
+// then checks clean.
+func TestSlowStartersPin(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("each pin waits 11 to 12 s for a slow start")
+	}
+	era := testserver.Build(t, eraPkg)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"dual-first-start-12s", []string{"-era", "dual", "-first-start-delay", "12s"}},
+		{"dual-first-answer-12s", []string{"-era", "dual", "-first-answer-delay", "12s"}},
+		{"modern-start-11s", []string{"-era", "modern", "-start-delay", "11s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			argv := append([]string{"--", era, "-marker", filepath.Join(dir, "warm")}, tc.args...)
+			lockPath := filepath.Join(dir, "warden.lock")
+			code, out, errs := run(t, append([]string{"pin", "--lock", lockPath}, argv...)...)
+			if code != ExitClean {
+				t.Fatalf("pin: exit %d\n%s%s", code, out, errs)
+			}
+			l, err := lock.ReadFile(lockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Pin.MCPProtocolVersion != "2026-07-28" {
+				t.Errorf("a slow first start pinned %q, want 2026-07-28", l.Pin.MCPProtocolVersion)
+			}
+			wantCleanCheck(t, lockPath, argv...)
+		})
+	}
+}
