@@ -191,7 +191,7 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 		surf, err = n.overStdio(cctx)
 	}
 	if err != nil {
-		return nil, cfg.failure(ctx, cctx, err, n.diag, n.stage, n.stray)
+		return nil, cfg.failure(ctx, cctx, n.eraHint(err), n.diag, n.stage, n.stray)
 	}
 	switch {
 	case cfg.Identity != nil:

@@ -278,8 +278,8 @@ func (c *httpConn) send(ctx context.Context, msg []byte, kind msgKind, method st
 			// A server that speaks only the modern revision refuses
 			// initialize with 400 and -32022; that is for the caller to
 			// act on, not a reason to try the older transport.
-			if rerr := c.errorBody(resp); rerr != nil && fallsForward(rerr) {
-				return &httpStatusError{status: resp.StatusCode, rpc: rerr}
+			if serr := c.statusError(resp); serr.rpc != nil && fallsForward(serr.rpc) {
+				return serr
 			}
 			if err := c.openLegacy(ctx, resp.StatusCode); err != nil {
 				return err
@@ -292,10 +292,10 @@ func (c *httpConn) send(ctx context.Context, msg []byte, kind msgKind, method st
 		}
 	}
 	if kind != kindRequest {
-		discard(resp.Body)
 		if resp.StatusCode/100 != 2 {
-			return fmt.Errorf("server answered HTTP %d to a message that needs no reply", resp.StatusCode)
+			return fmt.Errorf("a message that needs no reply: %w", c.statusError(resp))
 		}
+		discard(resp.Body)
 		return nil
 	}
 	return c.takeReply(resp)
@@ -340,7 +340,7 @@ func (c *httpConn) takeReply(resp *http.Response) error {
 		discard(resp.Body)
 		return fmt.Errorf("server answered a request with HTTP %d and no reply", resp.StatusCode)
 	case resp.StatusCode/100 != 2:
-		return &httpStatusError{status: resp.StatusCode, rpc: c.errorBody(resp)}
+		return c.statusError(resp)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
@@ -365,19 +365,28 @@ func (c *httpConn) takeReply(resp *http.Response) error {
 	return nil
 }
 
-// errorBody reads and closes the body of an error status and returns the
-// JSON-RPC error it carries, or nil. Only a small JSON body is read: an
-// error needs no more, and this bounds what an error status may cost.
-func (c *httpConn) errorBody(resp *http.Response) *rpcError {
+// statusError reads and closes the body of an error status and returns the
+// error: with the JSON-RPC error a JSON body carries, or the start of a
+// text/plain one (the Go SDK answers "Unsupported protocol version" so).
+// Only a small body is read: an error needs no more, and this bounds what an
+// error status may cost.
+func (c *httpConn) statusError(resp *http.Response) *httpStatusError {
 	defer discard(resp.Body)
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
-		return nil
+	e := &httpStatusError{status: resp.StatusCode}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "application/json" && mt != "text/plain" {
+		return e
 	}
 	data, err := readBounded(&countingReader{r: resp.Body, b: c.budget}, maxDiscard)
 	if err != nil {
-		return nil
+		return e
 	}
-	return rpcErrorBody(data)
+	if mt == "application/json" {
+		e.rpc = rpcErrorBody(data)
+	} else if text := strings.TrimSpace(string(data)); text != "" {
+		e.text = `"` + oneLine(text, rpcMessageRunes) + `"`
+	}
+	return e
 }
 
 // readBounded reads all of r, refusing more than limit bytes.

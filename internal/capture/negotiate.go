@@ -298,6 +298,27 @@ func (n *negotiator) modernOn(ctx context.Context, s *session) (*surface.Surface
 	return n.list(ctx, s, ModernProtocolVersion, d.caps)
 }
 
+// eraHint adds to a failure under --protocol auto which era the capture
+// ended in and the flag that forces the other, when the failure came from
+// the server's answers: a server that serves each era differently, or one
+// era badly, may still be captured in the other. Failures that no era
+// changes (a missing command, the deadline, warden's bounds, credentials)
+// are left as they are.
+func (n *negotiator) eraHint(err error) error {
+	var le *limitError
+	var serr *httpStatusError
+	var cerr *Error
+	switch {
+	case n.cfg.Protocol != ProtocolAuto, errors.As(err, &cerr), errors.As(err, &le),
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.As(err, &serr) && serr.credentials():
+		return err
+	case n.reachedModern:
+		return fmt.Errorf("%w (captured as a %s server; --protocol legacy forces the 2025 era)", err, ModernProtocolVersion)
+	}
+	return fmt.Errorf("%w (captured as a 2025-era server; --protocol modern forces %s)", err, ModernProtocolVersion)
+}
+
 // modernOnly explains an initialize refused by a modern-only server when
 // the user forced the 2025 era.
 func modernOnly(err error) error {
@@ -381,13 +402,24 @@ func (n *negotiator) httpLegacy(ctx context.Context, forward bool) (*surface.Sur
 type httpStatusError struct {
 	status int
 	rpc    *rpcError
+	// text is the start of a text/plain body, quoted and escaped.
+	text string
 }
 
 func (e *httpStatusError) Error() string {
+	msg := fmt.Sprintf("server answered HTTP %d", e.status)
 	if e.rpc != nil {
-		return fmt.Sprintf("server answered HTTP %d with JSON-RPC error %d", e.status, e.rpc.code)
+		msg = fmt.Sprintf("server answered HTTP %d with JSON-RPC error %d", e.status, e.rpc.code)
+		if e.rpc.message != "" {
+			msg += " (" + e.rpc.message + ")"
+		}
+	} else if e.text != "" {
+		msg += " (" + e.text + ")"
 	}
-	return fmt.Sprintf("server answered HTTP %d", e.status)
+	if e.credentials() {
+		msg += "; the server wants credentials: pass them with --header 'Authorization: Bearer …' (the Action's headers input, or headers in a client config)"
+	}
+	return msg
 }
 
 // Unwrap exposes the JSON-RPC error, so that callers treat "404 with
