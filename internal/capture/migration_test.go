@@ -186,17 +186,22 @@ func TestCaptureSlowStarters(t *testing.T) {
 	cases := []struct {
 		name      string
 		args      []string
-		marker    bool // append -marker PATH (a fresh path)
+		marker    bool     // append -marker PATH (a fresh path)
+		prefer    Protocol // the era of the lock a check starts in; "" for a pin
 		version   string
 		maxSpawns int
 	}{
-		{"modern-start-11s", []string{"-era", "modern", "-start-delay", "11s"}, false, ModernProtocolVersion, 2},
-		{"dual-first-start-12s", []string{"-era", "dual", "-first-start-delay", "12s"}, true, ModernProtocolVersion, 2},
-		{"dual-first-answer-12s", []string{"-era", "dual", "-first-answer-delay", "12s"}, true, ModernProtocolVersion, 2},
+		{"modern-start-11s", []string{"-era", "modern", "-start-delay", "11s"}, false, "", ModernProtocolVersion, 2},
+		// The check of a lock pinned before the move: initialize first.
+		{"modern-start-11s-check-2025-lock", []string{"-era", "modern", "-start-delay", "11s"}, false, ProtocolLegacy, ModernProtocolVersion, 2},
+		{"dual-first-start-12s", []string{"-era", "dual", "-first-start-delay", "12s"}, true, "", ModernProtocolVersion, 2},
+		{"dual-first-start-12s-check-2026-lock", []string{"-era", "dual", "-first-start-delay", "12s"}, true, ProtocolModern, ModernProtocolVersion, 2},
+		{"dual-first-answer-12s", []string{"-era", "dual", "-first-answer-delay", "12s"}, true, "", ModernProtocolVersion, 2},
+		{"dual-first-answer-12s-check-2026-lock", []string{"-era", "dual", "-first-answer-delay", "12s"}, true, ProtocolModern, ModernProtocolVersion, 2},
 		// Silence is not an answer: the restart probes again (item 2)
 		// before the third process gets initialize.
-		{"legacy-silent-probe", []string{"-era", "legacy", "-unknown", "silent"}, false, "2025-11-25", 3},
-		{"legacy-exit-on-probe", []string{"-era", "legacy", "-unknown", "exit"}, false, "2025-11-25", 2},
+		{"legacy-silent-probe", []string{"-era", "legacy", "-unknown", "silent"}, false, "", "2025-11-25", 3},
+		{"legacy-exit-on-probe", []string{"-era", "legacy", "-unknown", "exit"}, false, "", "2025-11-25", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,7 +212,7 @@ func TestCaptureSlowStarters(t *testing.T) {
 			}
 			argv, lines := eraLog(t, args...)
 			start := time.Now()
-			s, err := run(t, Options{Argv: argv, Timeout: DefaultTimeout})
+			s, err := run(t, Options{Argv: argv, Timeout: DefaultTimeout, Prefer: tc.prefer})
 			t.Logf("%s: %v, %d processes, requests %s", tc.name, time.Since(start).Round(time.Millisecond),
 				countLines(lines(), "spawn"), strings.Join(lines(), ","))
 			if err != nil {
