@@ -297,6 +297,8 @@ func TestEraserverStdio(t *testing.T) {
 		{"-era", "dual", "-refuse-initialize", "-32601"},
 		{"-first-start-delay", "1s"},
 		{"-era", "both"},
+		{"-no-such-flag"},
+		{"-marker", "m", "-first-start-delay", "1s", "-first-answer-delay", "1s"},
 	} {
 		cmd := exec.Command(era, args...)
 		var stderr strings.Builder

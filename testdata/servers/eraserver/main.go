@@ -63,7 +63,7 @@
 // first start of a test is slow, the way npx downloads a package once and a
 // restart finds it cached; -first-answer-delay D reads stdin at once but
 // delays the first answer of the process by D when PATH does not exist
-// (created the same way).
+// (created the same way; the two first-time delays are exclusive).
 //
 // -http ADDR serves streamable HTTP at /mcp: the first stdout line is the
 // endpoint's URL and the server exits when stdin reaches EOF, as
@@ -188,6 +188,8 @@ func main() {
 // parseFlags reads and checks the command line.
 func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("eraserver", flag.ContinueOnError)
+	// The error is printed by main as one line; the usage would bury it.
+	fs.SetOutput(io.Discard)
 	cfg := &config{}
 	fs.StringVar(&cfg.era, "era", "dual", "eras served: dual, modern or legacy")
 	fs.StringVar(&cfg.refuse, "refuse-initialize", "-32022", "with -era modern: how initialize is refused")
@@ -224,8 +226,12 @@ func parseFlags(args []string) (*config, error) {
 	case cfg.era != "modern" && flagSet(fs, "refuse-initialize"):
 		return nil, errors.New("-refuse-initialize needs -era modern")
 	}
-	if (cfg.firstStartDelay > 0 || cfg.firstAnswerDelay > 0) && cfg.marker == "" {
+	switch {
+	case (cfg.firstStartDelay > 0 || cfg.firstAnswerDelay > 0) && cfg.marker == "":
 		return nil, errors.New("-first-start-delay and -first-answer-delay need -marker")
+	case cfg.firstStartDelay > 0 && cfg.firstAnswerDelay > 0:
+		// One marker cannot say "first" twice.
+		return nil, errors.New("-first-start-delay and -first-answer-delay are exclusive")
 	}
 	cfg.lists = map[string]bool{}
 	for _, l := range strings.Split(*lists, ",") {
