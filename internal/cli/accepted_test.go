@@ -235,3 +235,54 @@ func TestAcceptedListErrorLifecycle(t *testing.T) {
 		t.Errorf("check of a lock without the record: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestConfigAcceptListError pins a config of two servers with the opt-in:
+// only the server whose resources/list fails records it, and the config
+// check reports it for that server alone.
+func TestConfigAcceptListError(t *testing.T) {
+	raw := testserver.Build(t, "testdata/servers/rawserver")
+	dir := t.TempDir()
+	config := filepath.Join(dir, ".mcp.json")
+	text := `{"mcpServers": {
+  "down": {"command": "` + raw + `", "env": {"RAWSERVER_LIST_ERROR": "resources=-32603"}},
+  "up": {"command": "` + raw + `"}
+}}`
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "pin", "--config", config, "--accept-list-error", "resources=-32603")
+	if code != ExitClean {
+		t.Fatalf("pin --config: exit %d\n%s%s", code, out, errs)
+	}
+	down, err := lock.ReadFile(filepath.Join(dir, "down.warden.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := lock.ReadFile(filepath.Join(dir, "up.warden.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(down.Pin.AcceptedListErrors) != 1 || len(down.Resources) != 0 {
+		t.Errorf("down: accepted %+v, %d resources", down.Pin.AcceptedListErrors, len(down.Resources))
+	}
+	if len(up.Pin.AcceptedListErrors) != 0 || len(up.Resources) != 1 {
+		t.Errorf("up: accepted %+v, %d resources", up.Pin.AcceptedListErrors, len(up.Resources))
+	}
+	if !strings.Contains(out, "[down]   note: resources/list answered JSON-RPC error -32603") || strings.Contains(out, "[up]   note:") {
+		t.Errorf("pin --config output:\n%s", out)
+	}
+
+	code, out, errs = run(t, "check", "--config", config, "--json")
+	if code != ExitClean {
+		t.Fatalf("check --config: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, `{"server": "down", "kind": "accepted_list_error", "list": "resources", "code": -32603, "occurred": true,`) ||
+		strings.Contains(out, `{"server": "up", "kind": "accepted_list_error"`) {
+		t.Errorf("check --config --json:\n%s", out)
+	}
+	noServerText(t, "check --config", out+errs)
+	code, out, errs = run(t, "check", "--config", config)
+	if code != ExitClean || !strings.Contains(out, "[down] note: resources/list answered JSON-RPC error -32603, accepted as an empty section as at pin") || strings.Contains(out, "[up] note:") {
+		t.Errorf("check --config: exit %d\n%s%s", code, out, errs)
+	}
+}
