@@ -196,6 +196,7 @@ func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) (*re
 		}
 		c.State = report.LockAdded
 		c.Tools, c.Resources, c.Prompts = len(l.Tools), len(l.Resources), len(l.Prompts)
+		c.HeadAccepted = l.Pin.AcceptedListErrors
 		setApproval(c, l)
 		c.HeadDigest = l.OverallDigest
 		return c, nil
@@ -223,6 +224,7 @@ func (r *runner) lockChanges(ctx context.Context, ev Event, api *githubAPI) (*re
 	// head's current side alone while the base has none).
 	c.Explanations = explain.Items(res.Drift, res.ASurface, res.BSurface)
 	c.BaseDigest, c.HeadDigest = res.A.OverallDigest, res.B.OverallDigest
+	c.BaseAccepted, c.HeadAccepted = res.A.Pin.AcceptedListErrors, res.B.Pin.AcceptedListErrors
 	setApproval(c, res.B)
 	return c, nil
 }

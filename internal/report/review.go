@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
+	"github.com/wardenlock/warden/internal/lock"
 )
 
 // States of the lock in a pull request, compared with its base.
@@ -52,6 +54,10 @@ type LockChanges struct {
 	// Explanations are parallel to Items (or nil): the words behind each
 	// change, from the snapshots beside the two locks.
 	Explanations []explain.Explanation
+	// BaseAccepted and HeadAccepted are the two locks'
+	// pin.accepted_list_errors. They are outside the overall digest, so no
+	// item and no approval shows a change to them: the section says so.
+	BaseAccepted, HeadAccepted []lock.AcceptedListError
 }
 
 // shortSHA returns the first 12 characters of a commit id, or the whole
@@ -91,6 +97,7 @@ func writeLockChanges(b *strings.Builder, c *LockChanges, v mdView) {
 		writeDriftTables(b, entries, v, "Run `warden diff` on the two locks for the full list.")
 		writeQuotes(b, entries, v.quote, v.quoteBudget, "`warden diff` on the two locks and their snapshots shows them all")
 	}
+	writeAcceptedChange(b, c)
 	switch {
 	case c.Approved && c.ApprovalCurrent:
 		fmt.Fprintf(b, "The new lock is approved by %s.\n\n", code(c.Approver))
@@ -102,6 +109,30 @@ func writeLockChanges(b *strings.Builder, c *LockChanges, v mdView) {
 	if c.BaseDigest != "" || c.HeadDigest != "" {
 		fmt.Fprintf(b, "| | overall digest |\n|---|---|\n| Base branch | %s |\n| This pull request | %s |\n\n", code(orNone(c.BaseDigest)), code(orNone(c.HeadDigest)))
 	}
+}
+
+// writeAcceptedChange says what the pull request changes in the lists the
+// lock accepts as errors, if anything: a change there moves no digest, so
+// neither the items above nor an approval would show it.
+func writeAcceptedChange(b *strings.Builder, c *LockChanges) {
+	if slices.Equal(c.BaseAccepted, c.HeadAccepted) {
+		return
+	}
+	fmt.Fprintf(b, "⚠️ This pull request changes the lists the lock accepts as errors (`pin.accepted_list_errors`, outside the overall digest, so no approval covers it): base branch %s, this pull request %s.\n\n",
+		acceptedSummary(c.BaseAccepted), acceptedSummary(c.HeadAccepted))
+}
+
+// acceptedSummary lists accepted list errors on one line, e.g.
+// "`resources/list` -32603", or "none".
+func acceptedSummary(list []lock.AcceptedListError) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(list))
+	for i, a := range list {
+		parts[i] = fmt.Sprintf("`%s/list` %d", a.List, a.Code)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // orNone shows an empty value as "none".
