@@ -137,3 +137,56 @@ func mapValues(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestReviewShowsAcceptedChange: a pull request that re-pins a server whose
+// resources/list now fails, with the opt-in, shows in the job summary that
+// it changes the lists the lock accepts as errors, beside the removed
+// resource; the check of its head is clean and says the list was accepted.
+func TestReviewShowsAcceptedChange(t *testing.T) {
+	needGit(t)
+	raw := testserver.Build(t, "testdata/servers/rawserver")
+	h := newHarness(t)
+	writeLauncher(t, h.ws, raw)
+	gitCmd(t, h.ws, "init", "-q")
+	h.input("mode", "pin")
+	h.input("server-cmd", "./server")
+	if r := h.run(); r.code != ExitClean {
+		t.Fatalf("base pin: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	gitCmd(t, h.ws, "add", "warden.lock")
+	gitCmd(t, h.ws, "commit", "-q", "-m", "base")
+	baseSHA := gitCmd(t, h.ws, "rev-parse", "HEAD")
+
+	h.reset()
+	h.input("mode", "pin")
+	h.input("server-cmd", "./server")
+	h.input("env", "RAWSERVER_LIST_ERROR=resources=-32603")
+	h.input("accept-list-error", "resources=-32603")
+	if r := h.run(); r.code != ExitClean {
+		t.Fatalf("re-pin: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	gitCmd(t, h.ws, "commit", "-q", "-m", "re-pin", "warden.lock")
+
+	h.reset()
+	api := newFakeGitHub(t)
+	h.vars["PATH"] = os.Getenv("PATH")
+	h.vars["GITHUB_API_URL"] = api.srv.URL
+	h.vars["GITHUB_EVENT_NAME"] = "pull_request"
+	h.vars["GITHUB_EVENT_PATH"] = writeEvent(t, baseSHA, testHeadSHA, "o/r")
+	h.input("server-cmd", "./server")
+	h.input("env", "RAWSERVER_LIST_ERROR=resources=-32603")
+	r := h.run()
+	if r.code != ExitClean {
+		t.Fatalf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"### What this pull request approves in <code>warden.lock</code>",
+		"resource-removed",
+		"⚠️ This pull request changes the lists the lock accepts as errors (`pin.accepted_list_errors`, outside the overall digest, so no approval covers it): base branch none, this pull request `resources/list` -32603.",
+		"| `resources/list` | -32603 | the same error again: accepted as an empty section |",
+	} {
+		if !strings.Contains(r.summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, r.summary)
+		}
+	}
+}
