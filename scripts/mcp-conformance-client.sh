@@ -8,9 +8,11 @@
 #
 # Environment:
 #   WARDEN_BIN       the warden binary to run; unset, warden is built
-#                    (CGO_ENABLED=0) from this checkout into
-#                    ${XDG_CACHE_HOME:-~/.cache}/warden-conformance and rebuilt
-#                    only when a Go file is newer than that binary
+#                    (CGO_ENABLED=0) from this checkout into the cache below
+#                    and rebuilt only when a Go file is newer than that binary
+#   WARDEN_CONFORMANCE_CACHE
+#                    that cache (default
+#                    ${XDG_CACHE_HOME:-~/.cache}/warden-conformance)
 #   WARDEN_PROTOCOL  --protocol for pin and check (default auto, what users run)
 #   WARDEN_TIMEOUT   --timeout in seconds for each capture (default warden's)
 #
@@ -37,7 +39,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # writes its own file and renames it into place, so none runs a half-written
 # binary.
 build_warden() {
-  local cache=${XDG_CACHE_HOME:-$HOME/.cache}/warden-conformance
+  local cache=${WARDEN_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/warden-conformance}
   local bin=$cache/warden
   # The fixture servers and node_modules under testdata/ are not warden.
   if [ -x "$bin" ] && [ -z "$(find "$repo" \( -path "$repo/.git" -o -path "$repo/testdata" \) -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$bin" -print -quit)" ]; then
