@@ -262,20 +262,36 @@ func (n *negotiator) stdioLegacy(ctx context.Context, forward bool) (*surface.Su
 }
 
 // legacyOn runs the 2025-era handshake and lists on a stdio session.
+//
+// An initialize refused with -32022 naming the modern revision started no
+// session of either era, so with forward set the modern capture goes on the
+// same process: a server that is slow to start is not started again. Only
+// if that process is gone does a fresh one get the modern capture.
 func (n *negotiator) legacyOn(ctx context.Context, s *session, forward bool) (*surface.Surface, error) {
 	version, caps, err := s.legacyHandshake(ctx)
-	if err != nil {
-		if fallsForward(err) {
-			if forward {
-				n.finish(s, nil)
-				return n.stdioModern(ctx)
-			}
-			err = modernOnly(err)
-		}
+	if err == nil {
+		return n.list(ctx, s, version, caps)
+	}
+	if !fallsForward(err) {
 		n.finish(s, err)
 		return nil, err
 	}
-	return n.list(ctx, s, version, caps)
+	if !forward {
+		err = modernOnly(err)
+		n.finish(s, err)
+		return nil, err
+	}
+	n.reachedModern = true
+	d, err := s.requireModern(ctx)
+	if isGone(err) {
+		n.finish(s, nil)
+		return n.stdioModern(ctx)
+	}
+	if err != nil {
+		n.finish(s, err)
+		return nil, err
+	}
+	return n.list(ctx, s, ModernProtocolVersion, d.caps)
 }
 
 // stdioModern spawns the server and captures it in the modern era.
