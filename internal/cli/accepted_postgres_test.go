@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,10 +19,10 @@ import (
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
-// closedLoopbackURL returns a postgres URL on a loopback port that nothing
-// listens on (it was just bound and released), so that every connection
-// the server tries is refused at once.
-func closedLoopbackURL(t *testing.T) string {
+// closedLoopback returns a loopback address that nothing listens on (it
+// was just bound and released), so that every connection to it is
+// refused at once.
+func closedLoopback(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -31,17 +32,19 @@ func closedLoopbackURL(t *testing.T) string {
 	if err := ln.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return "postgresql://" + addr + "/warden"
+	return addr
 }
 
 // rawReplies speaks to the server directly, without warden: initialize,
-// then each of methods, and returns the raw reply line of each method.
-func rawReplies(t *testing.T, argv []string, methods ...string) map[string][]byte {
+// then each of methods, and returns the raw reply line of each method. env
+// adds NAME=VALUE entries to the server's environment.
+func rawReplies(t *testing.T, argv, env []string, methods ...string) map[string][]byte {
 	t.Helper()
 	// A bound on a hung server, not a measurement.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -97,25 +100,53 @@ func hashOf(t *testing.T, v *jsonv.Value, absent string) string {
 	return h
 }
 
-// TestPostgresPinsWithAcceptedResourcesError pins the real
-// @modelcontextprotocol/server-postgres 0.6.2 with no database behind it:
-// its resources/list needs one and answers -32603. With the opt-in the pin
-// succeeds with an empty resources section and the tools hashed from the
-// server's own bytes; a check afterwards is clean and says so; without the
-// opt-in the pin fails as before.
-func TestPostgresPinsWithAcceptedResourcesError(t *testing.T) {
-	dir := testserver.NPMPackage(t, "@modelcontextprotocol/server-postgres")
-	argv := []string{"node", filepath.Join(dir, "dist", "index.js"), closedLoopbackURL(t)}
+// TestBackendServersPinWithAcceptedResourcesError pins real servers whose
+// resources/list needs a live backend, with none behind them, so that the
+// list answers -32603: @modelcontextprotocol/server-postgres 0.6.2 with a
+// database URL on a closed loopback port, and server-gdrive 2025.1.14 with
+// a stand-in token and its Google API traffic sent to a closed loopback
+// proxy (nothing leaves the machine). With the opt-in the pin succeeds with
+// an empty resources section and the tools hashed from the server's own
+// bytes; a check afterwards is clean and says so; without the opt-in the
+// pin fails as before.
+func TestBackendServersPinWithAcceptedResourcesError(t *testing.T) {
+	tests := []struct {
+		name, pkg string
+		setup     func(t *testing.T) (args, env []string)
+	}{
+		{"server-postgres", "@modelcontextprotocol/server-postgres", func(t *testing.T) ([]string, []string) {
+			return []string{"postgresql://" + closedLoopback(t) + "/warden"}, nil
+		}},
+		{"server-gdrive", "@modelcontextprotocol/server-gdrive", func(t *testing.T) ([]string, []string) {
+			creds := filepath.Join(t.TempDir(), "credentials.json")
+			if err := os.WriteFile(creds, []byte(`{"access_token": "stand-in", "token_type": "Bearer", "expiry_date": 4102444800000}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return nil, []string{"GDRIVE_CREDENTIALS_PATH=" + creds, "HTTPS_PROXY=http://" + closedLoopback(t), "HTTP_PROXY=http://" + closedLoopback(t)}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testserver.NPMPackage(t, tc.pkg)
+			args, env := tc.setup(t)
+			argv := append([]string{"node", filepath.Join(dir, "dist", "index.js")}, args...)
+			pinBackendServer(t, argv, env)
+		})
+	}
+}
 
+// pinBackendServer is TestBackendServersPinWithAcceptedResourcesError for
+// one server.
+func pinBackendServer(t *testing.T, argv, env []string) {
 	// What the server itself answers, read without warden.
-	raw := rawReplies(t, argv, "tools/list", "resources/list")
+	raw := rawReplies(t, argv, env, "tools/list", "resources/list")
 	var listErr struct {
 		Error *struct {
 			Code int64 `json:"code"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(raw["resources/list"], &listErr); err != nil || listErr.Error == nil || listErr.Error.Code != -32603 {
-		t.Fatalf("resources/list without a database answered %s, want error -32603", raw["resources/list"])
+		t.Fatalf("resources/list without a backend answered %s, want error -32603", raw["resources/list"])
 	}
 	reply, err := jsonv.Parse(raw["tools/list"], jsonv.Options{})
 	if err != nil {
@@ -125,14 +156,21 @@ func TestPostgresPinsWithAcceptedResourcesError(t *testing.T) {
 	if tools == nil || tools.Kind != jsonv.Array || len(tools.Items) == 0 {
 		t.Fatalf("tools/list answered %s", raw["tools/list"])
 	}
+	var envFlags []string
+	for _, e := range env {
+		envFlags = append(envFlags, "--env", e)
+	}
+	warden := func(args ...string) (int, string, string) {
+		return run(t, append(append(args, envFlags...), append([]string{"--"}, argv...)...)...)
+	}
 
 	lockPath := filepath.Join(t.TempDir(), "warden.lock")
-	code, out, errs := run(t, append([]string{"pin", "--lock", lockPath, "--"}, argv...)...)
+	code, out, errs := warden("pin", "--lock", lockPath)
 	if code != ExitError || !strings.Contains(errs, "resources/list page 1: server answered JSON-RPC error -32603") {
 		t.Fatalf("pin without --accept-list-error: exit %d, want 2\n%s%s", code, out, errs)
 	}
 
-	code, out, errs = run(t, append([]string{"pin", "--lock", lockPath, "--accept-list-error", "resources=-32603", "--"}, argv...)...)
+	code, out, errs = warden("pin", "--lock", lockPath, "--accept-list-error", "resources=-32603")
 	if code != ExitClean {
 		t.Fatalf("pin --accept-list-error resources=-32603: exit %d\n%s%s", code, out, errs)
 	}
@@ -179,7 +217,7 @@ func TestPostgresPinsWithAcceptedResourcesError(t *testing.T) {
 		t.Errorf("the lock does not verify: %v", err)
 	}
 
-	code, out, errs = run(t, append([]string{"check", "--lock", lockPath, "--"}, argv...)...)
+	code, out, errs = warden("check", "--lock", lockPath)
 	if code != ExitClean || !strings.HasPrefix(out, "OK no drift vs "+lockPath+"\n") ||
 		!strings.Contains(out, "note: resources/list answered JSON-RPC error -32603, accepted as an empty section as at pin (pin.accepted_list_errors)\n") {
 		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
