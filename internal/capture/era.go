@@ -218,7 +218,7 @@ func classifyProbe(res *jsonv.Value, err error) (verdict, *discovery, error) {
 		case supported == nil:
 			return legacy, nil, nil
 		case slices.Contains(supported, ModernProtocolVersion):
-			return 0, nil, fmt.Errorf("server/discover: server refused protocol version %s although it lists it as supported", ModernProtocolVersion)
+			return 0, nil, fmt.Errorf("server/discover: %w, although it lists it as supported", err)
 		case sharesLegacy(supported):
 			return legacy, nil, nil
 		}

@@ -384,7 +384,7 @@ func (c *httpConn) statusError(resp *http.Response) *httpStatusError {
 	if mt == "application/json" {
 		e.rpc = rpcErrorBody(data)
 	} else if text := strings.TrimSpace(string(data)); text != "" {
-		e.text = `"` + oneLine(text, rpcMessageRunes) + `"`
+		e.text = serverClause(text)
 	}
 	return e
 }

@@ -57,6 +57,8 @@ func (n *negotiator) answered(ctx context.Context, s *session, res *jsonv.Value,
 	v, d, cerr := classifyProbe(res, err)
 	switch {
 	case cerr != nil:
+		// A -32022 is the modern era's word, whatever it lists.
+		n.reachedModern = true
 		n.finish(s, cerr)
 		return nil, true, cerr
 	case v != modern:

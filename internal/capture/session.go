@@ -78,9 +78,9 @@ func (s *session) strayNote() string {
 }
 
 // rpcError is a JSON-RPC error reply: its code, for -32022 the supported
-// versions, and the start of its message, escaped and clipped to one line
-// (it is server text: it may say why, as "Missing MCP-Protocol-Version
-// header" does, but it is never more than a quoted clause of an error).
+// versions, and the start of its message as a quoted clause (serverClause):
+// it is server text that may say why, as "Missing MCP-Protocol-Version
+// header" does.
 type rpcError struct {
 	code      int64
 	supported []string
@@ -89,6 +89,14 @@ type rpcError struct {
 
 // rpcMessageRunes is how much of a JSON-RPC error's message an error quotes.
 const rpcMessageRunes = 120
+
+// serverClause quotes the start of a server's error text for an error
+// message: valid UTF-8, cut to rpcMessageRunes. It is not escaped here: every
+// capture error is made one escaped line once, by config.failure, and
+// escaping twice would double every backslash of the escapes.
+func serverClause(text string) string {
+	return `"` + elide(strings.ToValidUTF8(text, "\uFFFD"), rpcMessageRunes) + `"`
+}
 
 func (e *rpcError) Error() string {
 	if e.message == "" {
@@ -411,7 +419,7 @@ func (s *session) exchange(ctx context.Context, method string, params *jsonv.Val
 	}
 	res, err = s.exchangeOnce(ctx, method, params, strict)
 	if fallsForward(err) {
-		return nil, fmt.Errorf("%w, twice, although its data.supported lists %s", err, ModernProtocolVersion)
+		return nil, fmt.Errorf("%w, twice", err)
 	}
 	return res, err
 }
@@ -581,7 +589,7 @@ func parseRPCError(e *jsonv.Value) (*rpcError, error) {
 	}
 	rerr := &rpcError{code: n}
 	if text = strings.TrimSpace(text); text != "" {
-		rerr.message = `"` + oneLine(text, rpcMessageRunes) + `"`
+		rerr.message = serverClause(text)
 	}
 	if n == unsupportedVersion {
 		rerr.supported = supportedVersions(e.Get("data"))

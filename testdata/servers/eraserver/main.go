@@ -12,6 +12,7 @@
 //	          [-unknown error|silent|exit] [-lists tools,resources,prompts]
 //	          [-start-delay D] [-first-start-delay D] [-first-answer-delay D]
 //	          [-marker PATH] [-requests PATH] [-http ADDR]
+//	          [-refuse-discover N] [-unadvertised error|empty|silent|items]
 //
 // -era chooses the eras served. modern serves only 2026-07-28: server/discover
 // answers a DiscoverResult, and every other request must carry params._meta
@@ -56,6 +57,16 @@
 // -lists names the lists the server offers (all three by default); the
 // capabilities of both eras advertise exactly those, and the others answer
 // -32601.
+//
+// -refuse-discover N answers the first N modern server/discover requests
+// with -32022 whose data.supported lists the very 2026-07-28 that was sent
+// (the conformance suite's request-metadata server does this once): a
+// client is to pick from the list and send again.
+//
+// -unadvertised is how the legacy era answers a list left out of -lists, one
+// the capabilities do not advertise: error (-32601, the default), empty (the
+// result {}, with no list in it), silent (no answer), or items (the list's
+// items anyway, a server that serves what it never declared).
 //
 // Slow starters, over stdio: -start-delay D sleeps D before reading stdin at
 // all (npx on a cold cache); -first-start-delay D does the same only when
@@ -155,6 +166,8 @@ type config struct {
 	firstAnswerDelay     time.Duration
 	marker, requests     string
 	httpAddr             string
+	refuseDiscover       int
+	unadvertised         string
 }
 
 func main() {
@@ -201,6 +214,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&cfg.marker, "marker", "", "the file whose absence makes a start the first")
 	fs.StringVar(&cfg.requests, "requests", "", "append \"spawn\" and every method received to this file")
 	fs.StringVar(&cfg.httpAddr, "http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio")
+	fs.IntVar(&cfg.refuseDiscover, "refuse-discover", 0, "answer the first N server/discover requests with -32022 listing the version sent")
+	fs.StringVar(&cfg.unadvertised, "unadvertised", "error", "how the legacy era answers a list not offered: error, empty, silent or items")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -211,6 +226,11 @@ func parseFlags(args []string) (*config, error) {
 	case "dual", "modern", "legacy":
 	default:
 		return nil, fmt.Errorf("-era %q: want dual, modern or legacy", cfg.era)
+	}
+	switch cfg.unadvertised {
+	case "error", "empty", "silent", "items":
+	default:
+		return nil, fmt.Errorf("-unadvertised %q: want error, empty, silent or items", cfg.unadvertised)
 	}
 	switch cfg.unknown {
 	case "error", "silent", "exit":
@@ -281,6 +301,20 @@ type server struct {
 	sessMu   sync.Mutex
 	sessions map[string]*state
 	nextSess int
+
+	// discovers counts the server/discover requests answered, for
+	// -refuse-discover.
+	discoverMu sync.Mutex
+	discovers  int
+}
+
+// refusesDiscover reports whether this server/discover is one of the first
+// -refuse-discover ones.
+func (s *server) refusesDiscover() bool {
+	s.discoverMu.Lock()
+	defer s.discoverMu.Unlock()
+	s.discovers++
+	return s.discovers <= s.cfg.refuseDiscover
 }
 
 // state is one conversation's era: a stdio process, an HTTP session, or one
@@ -405,8 +439,15 @@ func (s *server) legacy(m *message) outcome {
 	case "ping":
 		return outcome{body: result(m.ID, `{}`)}
 	}
-	if list, ok := strings.CutSuffix(m.Method, "/list"); ok && s.cfg.lists[list] {
-		return outcome{body: result(m.ID, listResult(list, ""))}
+	if list, ok := strings.CutSuffix(m.Method, "/list"); ok && listItems(list) != nil {
+		switch {
+		case s.cfg.lists[list] || s.cfg.unadvertised == "items":
+			return outcome{body: result(m.ID, listResult(list, ""))}
+		case s.cfg.unadvertised == "empty":
+			return outcome{body: result(m.ID, `{}`)}
+		case s.cfg.unadvertised == "silent":
+			return outcome{silent: true}
+		}
 	}
 	return outcome{body: rpcError(m.ID, -32601, "Method not found", "")}
 }
@@ -444,6 +485,9 @@ func (s *server) modern(st *state, m *message, header http.Header) outcome {
 	}
 	switch m.Method {
 	case "server/discover":
+		if s.refusesDiscover() {
+			return httpError(m.ID, -32022, "Unsupported protocol version", unsupportedData(modernVersion))
+		}
 		return outcome{body: result(m.ID, s.discoverResult())}
 	case "ping":
 		return outcome{body: result(m.ID, `{`+modernFields+`}`)}
