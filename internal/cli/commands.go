@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/wardenlock/warden/internal/capture"
 	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/ops"
+	"github.com/wardenlock/warden/internal/report"
 )
 
 // listFlag collects a repeatable string flag.
@@ -88,6 +90,15 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 	return tg, ops.ValidateTarget(tg)
 }
 
+// failJSON is fail for a reporting command: with --json the failure is also
+// written to stdout as a record of kind "error".
+func failJSON(env Env, of outputFlags, msg string) int {
+	if of.json {
+		_, _ = io.WriteString(env.Stdout, report.ErrorJSONL(msg))
+	}
+	return fail(env, msg)
+}
+
 // outputFlags are the report flags every reporting command shares.
 type outputFlags struct {
 	json  bool
@@ -134,17 +145,17 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	accepts, err := ops.ParseAcceptListErrors(acceptErrs)
 	if err != nil {
-		return fail(env, "--accept-list-error "+oneLine(err))
+		return failJSON(env, of, "--accept-list-error "+oneLine(err))
 	}
 	if err := cf.usedWith(fs); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := sf.usedWith(fs); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if cf.path != "" {
 		if *approve && *approver == "" {
-			return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
+			return failJSON(env, of, "--approve needs --approver ID (or WARDEN_APPROVER)")
 		}
 		return runPinConfig(ctx, env, &cf, &tf, of, ops.PinOptions{Target: ops.Target{AcceptListErrors: accepts},
 			Approve: *approve, Approver: *approver, Actor: *actor,
@@ -154,11 +165,11 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	target.AcceptListErrors = accepts
 	if *approve && *approver == "" {
-		return fail(env, "--approve needs --approver ID (or WARDEN_APPROVER)")
+		return failJSON(env, of, "--approve needs --approver ID (or WARDEN_APPROVER)")
 	}
 	res, err := ops.Pin(ctx, ops.PinOptions{
 		Surface:           sf.path,
@@ -177,17 +188,17 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		AllowSecretInSnapshot: *allowSecretSnap,
 	})
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	// The lock is written; a signal since then still stops the report.
 	if err := ops.Cancelled(ctx); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := printPin(env, of, *lockPath, res); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := printSnapshot(env, of, res); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	return ExitClean
 }
@@ -208,10 +219,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := sf.usedWith(fs); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if cf.path != "" {
 		return runCheckConfig(ctx, env, &cf, &tf, of)
@@ -219,17 +230,17 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin})
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := ops.Cancelled(ctx); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := printCheck(env, of, *lockPath, res); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if len(res.Drift) > 0 {
 		return ExitDrift
@@ -247,17 +258,17 @@ func runDiff(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	if len(locks) != 2 {
-		return fail(env, "diff needs exactly two lock files: warden diff A.lock B.lock")
+		return failJSON(env, of, "diff needs exactly two lock files: warden diff A.lock B.lock")
 	}
 	res, err := ops.Diff(ctx, locks[0], locks[1])
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := ops.Cancelled(ctx); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := printDiff(env, of, locks[0], locks[1], res); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if *exitCode && len(res.Drift) > 0 {
 		return ExitDrift

@@ -63,6 +63,18 @@ func records(findings []lock.Finding, items []drift.Item) []*jsonv.Value {
 	return recs
 }
 
+// ErrorJSONL is the --json output of a command that failed (exit 2): one
+// record of kind "error" with the message, clipped to MaxMessageBytes, the
+// same record a config run writes for a server that failed, so that a
+// consumer of stdout sees the failure rather than an empty stream.
+func ErrorJSONL(message string) string {
+	rec := jsonv.NewObject(
+		jsonv.M("kind", jsonv.NewString("error")),
+		jsonv.M("message", jsonv.NewString(Clip(message, MaxMessageBytes))),
+	)
+	return pyfmt.Dumps(rec, false) + "\n"
+}
+
 // WriteJSONL writes JSONL's text to w.
 func WriteJSONL(w io.Writer, findings []lock.Finding, items []drift.Item) error {
 	if _, err := io.WriteString(w, JSONL(findings, items)); err != nil {
