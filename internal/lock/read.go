@@ -602,6 +602,11 @@ type toolWork struct {
 	wg     sync.WaitGroup
 	slots  []*toolSlot
 	failed atomic.Bool
+	// firstFail is the unit number of the earliest entry found failing
+	// so far (0: none). A worker skips only entries after it: one that
+	// took an earlier entry off the queue but was slower to check it must
+	// still check it, or the failure reported would depend on scheduling.
+	firstFail atomic.Int64
 	// inline is the state used when there are no workers.
 	inline toolWorker
 }
@@ -646,8 +651,8 @@ func newToolWork(n int) *toolWork {
 			defer w.wg.Done()
 			var tw toolWorker
 			for j := range w.jobs {
-				if !w.failed.Load() {
-					tw.do(j, &w.failed)
+				if !w.skips(j.seq) {
+					tw.do(j, w)
 				}
 			}
 		}()
@@ -661,7 +666,7 @@ func (w *toolWork) add(j toolJob) {
 	w.slots = append(w.slots, slot)
 	j.slot = slot
 	if w.jobs == nil {
-		w.inline.do(j, &w.failed)
+		w.inline.do(j, w)
 		return
 	}
 	w.jobs <- j
@@ -681,6 +686,27 @@ func (w *toolWork) wait() (tools []Tool, err error, seq int) {
 	return tools, nil, 0
 }
 
+// noteFailure records that the entry of unit seq failed.
+func (w *toolWork) noteFailure(seq int) {
+	w.failed.Store(true)
+	for {
+		cur := w.firstFail.Load()
+		if cur != 0 && cur <= int64(seq) {
+			return
+		}
+		if w.firstFail.CompareAndSwap(cur, int64(seq)) {
+			return
+		}
+	}
+}
+
+// skips reports whether the entry of unit seq need not be checked: an
+// earlier one has failed already.
+func (w *toolWork) skips(seq int) bool {
+	cur := w.firstFail.Load()
+	return cur != 0 && int64(seq) > cur
+}
+
 // stop ends the workers (once).
 func (w *toolWork) stop() {
 	if w.jobs != nil {
@@ -692,12 +718,12 @@ func (w *toolWork) stop() {
 
 // do checks one tool entry and, while its skeletons' trees are at hand,
 // memoises the digest of its body for Verify.
-func (tw *toolWorker) do(j toolJob, failed *atomic.Bool) {
+func (tw *toolWorker) do(j toolJob, w *toolWork) {
 	tw.r.err = nil
 	t, skel, out := tw.r.tool(j.v, j.p, j.sv, &j.caps)
 	if tw.r.err != nil {
 		j.slot.err = tw.r.err
-		failed.Store(true)
+		w.noteFailure(j.seq)
 		return
 	}
 	omit := skel == nil && j.sv < 2

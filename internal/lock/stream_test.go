@@ -414,6 +414,24 @@ func TestReadWorkersKeepDocumentOrder(t *testing.T) {
 	checkWorkersAgree(t, []byte(good))
 }
 
+// TestReadWorkersReportEarliestFailure: with two bad tools the error names
+// the first whatever the workers' scheduling. A worker that took the first
+// off the queue but checked it after another worker had found the second
+// used to skip it, reporting tools[30].
+func TestReadWorkersReportEarliestFailure(t *testing.T) {
+	l := genLock(t, 40)
+	good := string(Marshal(l))
+	tool := func(i int) string { return `"name": "` + l.Tools[i].Name + `"` }
+	text := []byte(strings.Replace(strings.Replace(good, tool(30), `"name": 5`, 1), tool(12), `"name": []`, 1))
+	opts := jsonv.Options{MaxDepth: canon.MaxDepth}
+	for i := 0; i < 300; i++ {
+		_, err := decodeOn(jsonv.NewBytesDecoder(text, opts), 8)
+		if err == nil || !strings.Contains(err.Error(), "$.tools[12].name") {
+			t.Fatalf("run %d: err = %v, want the error at tools[12]", i, err)
+		}
+	}
+}
+
 func TestAbsenceDigests(t *testing.T) {
 	for want, v := range map[string]*jsonv.Value{
 		emptyStringDigest: jsonv.NewString(""),
