@@ -129,7 +129,12 @@ func TestDiffRefusesTamperedLock(t *testing.T) {
 		{"diff", "--json", tampered, a},
 	} {
 		code, out, errs := run(t, args...)
-		if code != ExitError || out != "" || !strings.Contains(errs, "lock "+tampered+" does not verify against its own entries (edited or tampered; re-pin it)") || strings.Count(errs, "\n") != 1 {
+		// --json also writes the failure as its one record on stdout.
+		wantOut := out == ""
+		if args[1] == "--json" {
+			wantOut = strings.HasPrefix(out, `{"kind": "error", "message": "lock `) && strings.Count(out, "\n") == 1
+		}
+		if code != ExitError || !wantOut || !strings.Contains(errs, "lock "+tampered+" does not verify against its own entries (edited or tampered; re-pin it)") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("warden %s: exit %d, stdout %q, stderr %q; want exit 2 and one line refusing the tampered lock", strings.Join(args, " "), code, out, errs)
 		}
 	}
