@@ -332,9 +332,9 @@ func (n *negotiator) eraHint(err error) error {
 		errors.As(err, &serr) && serr.credentials():
 		return err
 	case n.reachedModern:
-		return fmt.Errorf("%w (captured as a %s server; --protocol legacy forces the 2025 era)", err, ModernProtocolVersion)
+		return fmt.Errorf("%w (captured as a %s server; --protocol legacy, the Action's protocol input, forces the 2025 era)", err, ModernProtocolVersion)
 	}
-	return fmt.Errorf("%w (captured as a 2025-era server; --protocol modern forces %s)", err, ModernProtocolVersion)
+	return fmt.Errorf("%w (captured as a 2025-era server; --protocol modern, the Action's protocol input, forces %s)", err, ModernProtocolVersion)
 }
 
 // modernOnly explains an initialize refused by a modern-only server when

@@ -157,7 +157,7 @@ func TestCaptureFailureSaysWhatTheServerSaid(t *testing.T) {
 		// A 2025-era capture whose lists fail, and no modern answer to the
 		// one probe after it.
 		_, err := run(t, Options{Argv: []string{era, "-era", "modern", "-refuse-initialize", "accept", "-refuse-discover", "9"}, Prefer: ProtocolLegacy})
-		wantFailure(t, err, Failed, "(captured as a 2025-era server; --protocol modern forces 2026-07-28)")
+		wantFailure(t, err, Failed, "(captured as a 2025-era server; --protocol modern, the Action's protocol input, forces 2026-07-28)")
 		_, err = run(t, Options{Argv: []string{era, "-era", "modern", "-refuse-discover", "9"}, Protocol: ProtocolModern})
 		if err != nil && strings.Contains(err.Error(), "captured as") {
 			t.Errorf("a forced era got an era hint: %v", err)
