@@ -40,6 +40,19 @@ const (
 	FormMCPServers Form = "mcpServers"
 	// FormVSCode is VS Code's {"servers": {...}, "inputs": [...]}.
 	FormVSCode Form = "servers"
+	// FormCopilot is the GitHub Copilot coding agent's repository MCP
+	// configuration: {"mcpServers": {...}} whose servers carry "tools".
+	FormCopilot Form = "copilot"
+	// FormWindsurf is Windsurf's mcp_config.json: {"mcpServers": {...}},
+	// remote servers under "serverUrl".
+	FormWindsurf Form = "windsurf"
+	// FormZed is Zed's settings.json: {"context_servers": {...}}.
+	FormZed Form = "zed"
+	// FormCodex is Codex's config.toml: [mcp_servers.NAME] tables.
+	FormCodex Form = "codex"
+	// FormClaudeUser is Claude Code's user file ~/.claude.json: top-level
+	// "mcpServers" plus "projects": {path: {"mcpServers": {...}}}.
+	FormClaudeUser Form = "claude-user"
 )
 
 // Server is one configured server, ready to capture.
@@ -72,6 +85,18 @@ type Server struct {
 	// Secrets are the values the launch took from the environment, which
 	// everything warden prints or writes must mask.
 	Secrets []string
+
+	// Tools is the allowlist of tool names the config lets an agent call
+	// (Copilot's "tools", Codex's enabled_tools, ...): nil when the config
+	// names none; ["*"] means every tool.
+	Tools []string
+	// ToolsFrom says where the allowlist is written, for reports: e.g.
+	// `"tools" of server "github" in .github/mcp.json`.
+	ToolsFrom string
+	// LaunchNote, when not empty, says how the launch differs from the
+	// config as written, for reports: e.g. `runs "npx ..." without
+	// "cmd /c" (a Windows launch, on a linux runner)`.
+	LaunchNote string
 }
 
 // Config is a parsed config file.
