@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -97,6 +98,11 @@ type Server struct {
 	// config as written, for reports: e.g. `runs "npx ..." without
 	// "cmd /c" (a Windows launch, on a linux runner)`.
 	LaunchNote string
+	// DeniedTools are the tools the config keeps from the agent (Codex's
+	// disabled_tools): Tools then holds every other tool it allows (["*"]
+	// when it names no enabled_tools), and a check of the allowlist skips
+	// these.
+	DeniedTools []string
 }
 
 // Config is a parsed config file.
@@ -119,6 +125,18 @@ type Env struct {
 	// config-env input").
 	Allowed     map[string]bool
 	AllowedFrom string
+	// GOOS is the system the launch runs on, as runtime.GOOS names it
+	// ("" is this one): off Windows, a "cmd /c" launch runs its inner
+	// command (see Server.LaunchNote).
+	GOOS string
+}
+
+// goos is the system the launch runs on.
+func (e Env) goos() string {
+	if e.GOOS == "" {
+		return runtime.GOOS
+	}
+	return e.GOOS
 }
 
 // Variables says how ReadFile reaches the environment: Lookup reads a
@@ -130,9 +148,10 @@ type Variables struct {
 }
 
 // ReadFile reads the config at path: a regular file of at most
-// MaxFileBytes. The workspace folder is the directory that holds the
-// client's folder (.vscode, .cursor) or, for a file at the top (.mcp.json),
-// the file's own directory.
+// MaxFileBytes, in a form ParseFile detects from its name and shape. The
+// workspace folder is the directory that holds the client's folder
+// (.vscode, .cursor, .zed, ...) or, for a file at the top (.mcp.json), the
+// file's own directory.
 func ReadFile(path string, vars Variables) (*Config, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -159,11 +178,11 @@ func ReadFile(path string, vars Variables) (*Config, error) {
 		vars.Lookup = func(string) (string, bool) { return "", false }
 	}
 	home, _ := vars.Lookup("HOME")
-	cfg, err := Parse(data, Env{Lookup: vars.Lookup, Workspace: workspaceOf(abs), Home: home, Allowed: vars.Allowed, AllowedFrom: vars.AllowedFrom})
+	env := Env{Lookup: vars.Lookup, Workspace: workspaceOf(abs), Home: home, Allowed: vars.Allowed, AllowedFrom: vars.AllowedFrom}
+	cfg, err := ParseFile(path, data, env)
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
-	cfg.Path = path
 	return cfg, nil
 }
 
@@ -171,18 +190,29 @@ func ReadFile(path string, vars Variables) (*Config, error) {
 func workspaceOf(abs string) string {
 	dir := filepath.Dir(abs)
 	switch filepath.Base(dir) {
-	case ".vscode", ".cursor", ".claude":
+	case ".vscode", ".cursor", ".claude", ".zed", ".codex", ".windsurf", ".github", ".copilot":
 		return filepath.Dir(dir)
+	case "copilot":
+		if filepath.Base(filepath.Dir(dir)) == ".github" {
+			return filepath.Dir(filepath.Dir(dir))
+		}
 	}
 	return dir
 }
 
-// Parse reads a config's bytes. JSON with comments and trailing commas
-// (JSONC) is accepted in both forms; duplicate keys, a file with both or
-// neither of mcpServers and servers, and a servers member that is not an
-// object are refused. Problems of one server are recorded in its Err, so
-// that the others can still be captured.
+// Parse reads the bytes of a JSON config, detecting its form from its
+// shape alone (ParseFile also uses the file's name). JSON with comments
+// and trailing commas (JSONC) is accepted in every form; duplicate keys,
+// a file with two of mcpServers, servers and context_servers, and a
+// servers member that is not an object are refused. Problems of one
+// server are recorded in its Err, so that the others can still be
+// captured.
 func Parse(data []byte, env Env) (*Config, error) {
+	return parseJSON("", data, env)
+}
+
+// parseJSON reads a JSON config named name ("" when unknown).
+func parseJSON(name string, data []byte, env Env) (*Config, error) {
 	std, err := hujson.Standardize(append([]byte(nil), data...))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON or JSONC: %w", err)
@@ -194,59 +224,87 @@ func Parse(data []byte, env Env) (*Config, error) {
 	if doc.Kind != jsonv.Object {
 		return nil, errors.New("the config is not a JSON object")
 	}
-	mcp, vscode := doc.Get("mcpServers"), doc.Get("servers")
-	cfg := &Config{}
-	var servers *jsonv.Value
-	switch {
-	case mcp != nil && vscode != nil:
-		return nil, errors.New(`the config has both "mcpServers" and "servers"; keep one`)
-	case mcp != nil:
-		cfg.Form, servers = FormMCPServers, mcp
-	case vscode != nil:
-		cfg.Form, servers = FormVSCode, vscode
-	default:
-		return nil, errors.New(`the config has neither "mcpServers" nor "servers"`)
+	form, servers, err := detect(name, doc)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{Path: name, Form: form}
+	if form == FormClaudeUser {
+		cfg.Servers = claudeUserServers(name, doc, env)
+		checkLockNames(cfg.Servers)
+		return cfg, nil
 	}
 	if servers.Kind != jsonv.Object {
-		return nil, fmt.Errorf("%q is not an object", string(cfg.Form))
+		return nil, fmt.Errorf("%q is not an object", serversKey(form))
 	}
-	files := map[string]string{}
+	d := dialectOf(form, name)
 	for _, m := range servers.Members {
-		s := parseServer(m.Key, m.Value, env)
-		if prev, dup := files[s.LockName]; dup && s.Err == nil {
-			s.Err = fmt.Errorf("its lock file %s would be the same as server %s's; rename one", s.LockName, quote(prev))
-		}
-		files[s.LockName] = m.Key
-		cfg.Servers = append(cfg.Servers, s)
+		cfg.Servers = append(cfg.Servers, parseServer(m.Key, m.Value, env, d))
 	}
+	checkLockNames(cfg.Servers)
 	return cfg, nil
 }
 
-// parseServer reads one server entry.
-func parseServer(name string, v *jsonv.Value, env Env) Server {
+// checkLockNames fails every server whose lock file would be that of an
+// earlier one.
+func checkLockNames(servers []Server) {
+	files := map[string]string{}
+	for i := range servers {
+		s := &servers[i]
+		if prev, dup := files[s.LockName]; dup && s.Err == nil {
+			s.Err = fmt.Errorf("its lock file %s would be the same as server %s's; rename one", s.LockName, quote(prev))
+		}
+		if _, seen := files[s.LockName]; !seen {
+			files[s.LockName] = s.Name
+		}
+	}
+}
+
+// parseServer reads one server entry in the dialect of its form.
+func parseServer(name string, v *jsonv.Value, env Env, d dialect) Server {
 	s := Server{Name: name, LockName: LockFileName(name)}
 	if v.Kind != jsonv.Object {
 		s.Err = errors.New("the entry is not an object")
 		return s
+	}
+	orig := v
+	if d.entry != nil {
+		norm, disabled, err := d.entry(v)
+		if err != nil {
+			s.Err = err
+			return s
+		}
+		v, s.Disabled = norm, disabled
 	}
 	if d := v.Get("disabled"); d != nil {
 		if d.Kind != jsonv.Bool {
 			s.Err = errors.New(`"disabled" is not true or false`)
 			return s
 		}
-		s.Disabled = d.Bool
+		s.Disabled = s.Disabled || d.Bool
+	}
+	if d.tools != nil {
+		if s.Err = d.tools(&s, orig); s.Err != nil {
+			return s
+		}
 	}
 	x := &expander{env: env}
-	s.Err = s.fill(v, x)
+	s.Err = s.fill(v, x, d)
+	if s.Err == nil {
+		s.Err = s.windowsLaunch(env.goos())
+	}
 	s.Secrets = x.secrets
 	return s
 }
 
 // fill reads the launch of a server entry and expands its variables.
-func (s *Server) fill(v *jsonv.Value, x *expander) error {
+func (s *Server) fill(v *jsonv.Value, x *expander, d dialect) error {
 	typ, err := optString(v, "type")
 	if err != nil {
 		return err
+	}
+	if typ == d.localType && typ != "" {
+		typ = "stdio"
 	}
 	command, err := optString(v, "command")
 	if err != nil {
@@ -255,6 +313,18 @@ func (s *Server) fill(v *jsonv.Value, x *expander) error {
 	url, err := optString(v, "url")
 	if err != nil {
 		return err
+	}
+	if d.serverURL {
+		su, err := optString(v, "serverUrl")
+		if err != nil {
+			return err
+		}
+		if su != "" && url != "" && su != url {
+			return errors.New(`the entry has both "serverUrl" and "url", which differ; keep one`)
+		}
+		if su != "" {
+			url = su
+		}
 	}
 	if v.Has("envFile") {
 		return errors.New(`"envFile" is not supported (name the variables in "env")`)
@@ -281,7 +351,7 @@ func (s *Server) fill(v *jsonv.Value, x *expander) error {
 			return err
 		}
 		for _, h := range headers {
-			value, err := x.expand(h[1], "headers."+h[0])
+			value, err := x.expand(d.ref(h[1]), "headers."+h[0])
 			if err != nil {
 				return err
 			}
@@ -322,7 +392,7 @@ func (s *Server) fill(v *jsonv.Value, x *expander) error {
 		if kv[0] == "" || strings.ContainsAny(kv[0], "=\x00") {
 			return fmt.Errorf("env: invalid variable name %s", quote(kv[0]))
 		}
-		value, err := x.expand(kv[1], "env."+kv[0])
+		value, err := x.expand(d.ref(kv[1]), "env."+kv[0])
 		if err != nil {
 			return err
 		}

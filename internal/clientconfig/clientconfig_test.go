@@ -81,8 +81,8 @@ func TestParseForms(t *testing.T) {
 func TestParseRefuses(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{`[]`, "not a JSON object"},
-		{`{}`, `neither "mcpServers" nor "servers"`},
-		{`{"mcpServers": {}, "servers": {}}`, "both"},
+		{`{}`, `no MCP servers in a form warden knows; warden reads "mcpServers"`},
+		{`{"mcpServers": {}, "servers": {}}`, `has "mcpServers" and "servers"; keep one`},
 		{`{"mcpServers": []}`, "not an object"},
 		{`{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`, "duplicate"},
 		{`{"mcpServers": {"a": `, "not JSON"},
