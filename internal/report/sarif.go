@@ -55,6 +55,10 @@ type SARIFOptions struct {
 	// the run carries them as the property warden/acceptedListErrors and
 	// as note-level tool-execution notifications.
 	Accepted []AcceptedList
+	// Allowlists are a config's allowlists of the server's tools: a
+	// drift result on a tool one names carries the property "allowlists",
+	// where the configs say so (config text, never the server's).
+	Allowlists []Allowlist
 }
 
 // BuildSARIF returns a SARIF 2.1.0 report with one run: a rule for every
@@ -121,6 +125,9 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 		props := sarif.Properties{"severity": it.Severity, "target": Clip(it.Target, MaxMessageBytes), "driftClass": it.Class}
 		if it.Detail != nil {
 			props["detail"] = Clip(*it.Detail, MaxMessageBytes)
+		}
+		if from := allowlistsOf(o.Allowlists, it); len(from) > 0 {
+			props["allowlists"] = from
 		}
 		if it.Class == drift.ClassServerIdentity && o.Launch != nil {
 			props["launch"] = launchProperty(o.Launch)

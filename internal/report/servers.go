@@ -36,6 +36,15 @@ type ServerReport struct {
 	Explanations []explain.Explanation
 	// Accepted are the server's lists accepted as errors (AcceptedList).
 	Accepted []AcceptedList
+	// Configs are the client configs that name the server, set when the
+	// run read more than one.
+	Configs []string
+	// Allowlists are the configs' allowlists of the server's tools: a
+	// drift item on a tool one names is reported with it.
+	Allowlists []Allowlist
+	// Notes say how the launch differs from the configs as written
+	// (clientconfig.Server.LaunchNote).
+	Notes []string
 }
 
 // ServerJSONL is the --json output for a run over several servers: every
@@ -46,6 +55,10 @@ func ServerJSONL(servers []ServerReport) string {
 	var b strings.Builder
 	for _, s := range servers {
 		name := jsonv.M("server", jsonv.NewString(s.Name))
+		if rec := serverRecord(s); rec != nil {
+			b.WriteString(pyfmt.Dumps(rec, false))
+			b.WriteByte('\n')
+		}
 		switch {
 		case s.Skipped:
 			b.WriteString(pyfmt.Dumps(jsonv.NewObject(name, jsonv.M("kind", jsonv.NewString("skipped")),
@@ -60,6 +73,11 @@ func ServerJSONL(servers []ServerReport) string {
 		}
 		for i, rec := range records(s.Findings, s.Drift) {
 			rec.Members = append([]jsonv.Member{name}, rec.Members...)
+			if j := i - len(s.Findings); j >= 0 && j < len(s.Drift) {
+				if from := allowlistsOf(s.Allowlists, s.Drift[j]); len(from) > 0 {
+					rec.Members = append(rec.Members, jsonv.M("allowlists", stringArray(from)))
+				}
+			}
 			if j := i - len(s.Findings); j >= 0 && j < len(s.Explanations) && !s.Explanations[j].Empty() {
 				// Encoding a plain struct cannot fail; were it to, the
 				// record goes out without its explanation.
@@ -106,7 +124,9 @@ func WriteServerSARIF(w io.Writer, servers []ServerReport) error {
 		if s.Skipped || s.Error != "" {
 			continue
 		}
-		one, err := BuildSARIF(s.Findings, s.Drift, s.SARIF)
+		o := s.SARIF
+		o.Allowlists = s.Allowlists
+		one, err := BuildSARIF(s.Findings, s.Drift, o)
 		if err != nil {
 			return err
 		}
@@ -162,6 +182,7 @@ func WriteServerText(w io.Writer, servers []ServerReport) error {
 	for _, s := range servers {
 		prefix := "[" + Message(s.Name) + "] "
 		var one strings.Builder
+		one.WriteString(serverHeader(s))
 		switch {
 		case s.Skipped:
 			one.WriteString("skipped: disabled in the config\n")
@@ -174,6 +195,9 @@ func WriteServerText(w io.Writer, servers []ServerReport) error {
 		default:
 			if err := WriteCheckTextExplained(&one, s.LockPath, s.Drift, s.Explanations); err != nil {
 				return err
+			}
+			for _, a := range s.allowlistedDrift() {
+				one.WriteString(allowlistText(a))
 			}
 			if err := WriteAcceptedText(&one, s.Accepted); err != nil {
 				return err
@@ -214,6 +238,7 @@ func RenderServerSummary(mode string, servers []ServerReport, sarifPath string) 
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(s.Name), code(s.LockPath), verdict, len(s.Drift), len(s.Findings))
 	}
+	writeServerNotes(&b, servers)
 	view := mdView{maxRows: DefaultSummaryRows, cellBytes: maxCellBytes, rowBudget: maxSummaryBytes,
 		quote: summaryQuote, quoteBudget: summaryQuoteBudget}
 	for _, s := range servers {
@@ -224,6 +249,7 @@ func RenderServerSummary(mode string, servers []ServerReport, sarifPath string) 
 		if len(s.Drift) > 0 {
 			entries := worstFirst(s.Drift, s.Explanations)
 			b.WriteString(verdictLine(entries))
+			writeAllowlistedMarkdown(&b, s.allowlistedDrift())
 			writeDriftTables(&b, entries, view, "The SARIF file has them all.")
 			writeQuotes(&b, entries, view.quote, view.quoteBudget, "`warden check --json` shows them all")
 		}
