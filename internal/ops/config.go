@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
+	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/mask"
 	"github.com/wardenlock/warden/internal/report"
 	"github.com/wardenlock/warden/internal/surface"
@@ -21,10 +23,13 @@ const DefaultJobs = 4
 // ConfigOptions configure PinConfig and CheckConfig: which servers of a
 // client config, where their locks live, and what every capture shares.
 type ConfigOptions struct {
-	Config *clientconfig.Config
+	// Config is the client config; Configs are more, read as one (see
+	// mergeConfigs). A run needs at least one.
+	Config  *clientconfig.Config
+	Configs []*clientconfig.Config
 	// Servers selects servers by name; empty means every server.
 	Servers []string
-	// LockDir holds the locks; empty means the config's own directory.
+	// LockDir holds the locks; empty means each config's own directory.
 	LockDir string
 	// Jobs bounds the captures running at once; zero means DefaultJobs.
 	Jobs int
@@ -54,8 +59,16 @@ type ConfigOptions struct {
 type ServerRun struct {
 	Name     string
 	LockPath string
-	// Skipped is set for a server the config marks disabled.
+	// Skipped is set for a server the config marks disabled (every
+	// config naming it, in a run over several).
 	Skipped bool
+	// Configs are the paths of the configs that name the server, set
+	// when the run read more than one.
+	Configs []string
+	// Allowlists are the configs' allowlists of its tools; Notes their
+	// launch notes (clientconfig.Server.LaunchNote).
+	Allowlists []report.Allowlist
+	Notes      []string
 	// Pin or Check holds the result; Err the failure (exit 2 for the run).
 	Pin   *PinResult
 	Check *CheckResult
@@ -79,6 +92,7 @@ func PinConfig(ctx context.Context, o ConfigOptions) ([]ServerRun, error) {
 
 			NoSnapshot:            o.NoSnapshot,
 			AllowSecretInSnapshot: o.AllowSecretInSnapshot,
+			Vet:                   func(l *lock.Lock) error { return vetAllowlists(run.Allowlists, l) },
 		})
 	})
 }
@@ -92,22 +106,25 @@ func CheckConfig(ctx context.Context, o ConfigOptions) ([]ServerRun, error) {
 			return
 		}
 		run.Check, run.Err = Check(ctx, CheckOptions{Target: t, LockPath: run.LockPath, Version: o.Version})
+		if run.Err == nil {
+			run.Err = vetAllowlists(run.Allowlists, run.Check.Current)
+		}
 	})
 }
 
 // runConfig selects the servers, then runs each (at most o.Jobs at once)
 // and returns their runs in the config's order.
 func runConfig(ctx context.Context, o ConfigOptions, each func(context.Context, *ServerRun, Target)) ([]ServerRun, error) {
-	if o.Config == nil {
+	configs := o.Configs
+	if o.Config != nil {
+		configs = append([]*clientconfig.Config{o.Config}, configs...)
+	}
+	if len(configs) == 0 || slices.Contains(configs, nil) {
 		return nil, errors.New("no client config given")
 	}
-	selected, err := selectServers(o.Config, o.Servers)
+	selected, err := selectServers(configs, mergeConfigs(configs, o.LockDir), o.Servers)
 	if err != nil {
 		return nil, err
-	}
-	dir := o.LockDir
-	if dir == "" {
-		dir = filepath.Dir(o.Config.Path)
 	}
 	jobs := o.Jobs
 	if jobs <= 0 {
@@ -116,8 +133,12 @@ func runConfig(ctx context.Context, o ConfigOptions, each func(context.Context, 
 	runs := make([]ServerRun, len(selected))
 	slots := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
-	for i, s := range selected {
-		runs[i] = ServerRun{Name: s.Name, LockPath: filepath.Join(dir, s.LockName), Skipped: s.Disabled}
+	for i, cs := range selected {
+		s := cs.Server
+		runs[i] = ServerRun{Name: s.Name, LockPath: cs.lockPath, Skipped: s.Disabled, Allowlists: cs.allowlists, Notes: cs.notes}
+		if len(configs) > 1 {
+			runs[i].Configs = cs.configs
+		}
 		switch {
 		case s.Disabled:
 			continue
@@ -144,20 +165,20 @@ func runConfig(ctx context.Context, o ConfigOptions, each func(context.Context, 
 }
 
 // selectServers keeps the named servers (all when names is empty), in the
-// config's order, refusing a name the config does not have.
-func selectServers(c *clientconfig.Config, names []string) ([]clientconfig.Server, error) {
+// configs' order, refusing a name no config has.
+func selectServers(configs []*clientconfig.Config, servers []*configServer, names []string) ([]*configServer, error) {
 	if len(names) == 0 {
-		if len(c.Servers) == 0 {
-			return nil, fmt.Errorf("config %s lists no servers", c.Path)
+		if len(servers) == 0 {
+			return nil, fmt.Errorf("config %s lists no servers", configPaths(configs))
 		}
-		return c.Servers, nil
+		return servers, nil
 	}
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 	}
-	var out []clientconfig.Server
-	for _, s := range c.Servers {
+	var out []*configServer
+	for _, s := range servers {
 		if want[s.Name] {
 			out = append(out, s)
 			delete(want, s.Name)
@@ -165,10 +186,20 @@ func selectServers(c *clientconfig.Config, names []string) ([]clientconfig.Serve
 	}
 	for _, n := range names {
 		if want[n] {
-			return nil, fmt.Errorf("config %s has no server named %q", c.Path, n)
+			return nil, fmt.Errorf("config %s has no server named %q", configPaths(configs), n)
 		}
 	}
 	return out, nil
+}
+
+// configPaths names the configs in an error: "a.json", or "a.json nor
+// b.json" for several.
+func configPaths(configs []*clientconfig.Config) string {
+	paths := make([]string, len(configs))
+	for i, c := range configs {
+		paths[i] = c.Path
+	}
+	return strings.Join(paths, " nor ")
 }
 
 // serverTarget is the capture of one configured server: the launch with
@@ -198,7 +229,8 @@ func ServerReports(mode string, runs []ServerRun, display func(string) string, s
 	}
 	out := make([]report.ServerReport, 0, len(runs))
 	for _, run := range runs {
-		r := report.ServerReport{Name: run.Name, Mode: mode, LockPath: display(run.LockPath), Skipped: run.Skipped}
+		r := report.ServerReport{Name: run.Name, Mode: mode, LockPath: display(run.LockPath), Skipped: run.Skipped,
+			Configs: run.Configs, Allowlists: run.Allowlists, Notes: run.Notes}
 		switch {
 		case run.Skipped:
 		case run.Err != nil:

@@ -110,6 +110,10 @@ type PinOptions struct {
 	// AllowSecretInSnapshot writes the snapshot even when the secret
 	// screen finds a secret in it (see snapshot.SecretError).
 	AllowSecretInSnapshot bool
+	// Vet, when set, is asked about the lock built before anything is
+	// written: its error refuses the pin (a config's allowlist naming a
+	// tool the server lacks).
+	Vet func(*lock.Lock) error
 }
 
 // PinResult is what Pin wrote.
@@ -221,6 +225,11 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		Environment:     o.Environment,
 	}, l.OverallDigest)
 	l.Pin.AcceptedListErrors = accepted
+	if o.Vet != nil {
+		if err := o.Vet(l); err != nil {
+			return nil, err
+		}
+	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
