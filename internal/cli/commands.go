@@ -153,7 +153,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err := sf.usedWith(fs); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
-	if cf.path != "" {
+	if cf.given() {
 		if *approve && *approver == "" {
 			return failJSON(env, of, "--approve needs --approver ID (or WARDEN_APPROVER)")
 		}
@@ -224,7 +224,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := sf.usedWith(fs); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
-	if cf.path != "" {
+	if cf.given() {
 		return runCheckConfig(ctx, env, &cf, &tf, of)
 	}
 	target, err := sf.target(&tf, fs.Args())

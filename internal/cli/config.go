@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
 	"github.com/wardenlock/warden/internal/explain"
@@ -16,7 +17,7 @@ import (
 
 // configFlags select a client config's servers for pin and check.
 type configFlags struct {
-	path    string
+	paths   listFlag
 	servers listFlag
 	lockDir string
 	jobs    int
@@ -25,19 +26,22 @@ type configFlags struct {
 }
 
 func (c *configFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.path, "config", "", "capture every server of an MCP client config `FILE` (.mcp.json, .vscode/mcp.json, ...), one lock each")
+	fs.Var(&c.paths, "config", "capture every server of an MCP client config `FILE` (.mcp.json, .vscode/mcp.json, ...), one lock each (repeatable: a server named in several configs shares one lock; needs --lock-dir)")
 	fs.Var(&c.servers, "server", "with --config: only the server `NAME` (repeatable)")
-	fs.StringVar(&c.lockDir, "lock-dir", "", "with --config: `DIR` of the <server>.warden.lock files (default: beside the config)")
+	fs.StringVar(&c.lockDir, "lock-dir", "", "with --config: `DIR` of the <server>.warden.lock files (default: beside the config; required with several)")
 	fs.IntVar(&c.jobs, "jobs", ops.DefaultJobs, "with --config: capture up to `N` servers at once")
 	fs.Var(&c.allowEnv, "config-env", "with --config: the config may read the variable `NAME` (repeatable; once given, or under GitHub Actions, no other; the runner's ACTIONS_*, GITHUB_*, INPUT_*, RUNNER_* never)")
 }
+
+// given reports whether --config was given.
+func (c *configFlags) given() bool { return len(c.paths) > 0 }
 
 // usedWith refuses the single-server flags next to --config, and the config
 // flags without it.
 func (c *configFlags) usedWith(fs *flag.FlagSet) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if c.path == "" {
+	if !c.given() {
 		for _, n := range []string{"server", "lock-dir", "jobs", "config-env"} {
 			if set[n] {
 				return fmt.Errorf("--%s needs --config", n)
@@ -56,6 +60,21 @@ func (c *configFlags) usedWith(fs *flag.FlagSet) error {
 	if c.jobs < 1 {
 		return errors.New("--jobs must be at least 1")
 	}
+	// Beside each config, a server two configs name would have two locks.
+	if len(c.paths) > 1 && c.lockDir == "" {
+		return errors.New("several --config need --lock-dir DIR: a server named in several configs keeps one lock there")
+	}
+	seen := map[string]bool{}
+	for _, p := range c.paths {
+		if p == "" {
+			return errors.New("--config needs a file")
+		}
+		key := filepath.Clean(p)
+		if seen[key] {
+			return fmt.Errorf("--config %s is given twice", p)
+		}
+		seen[key] = true
+	}
 	return nil
 }
 
@@ -73,12 +92,16 @@ func (c *configFlags) options(env Env, tf *targetFlags) (ops.ConfigOptions, erro
 			vars.Allowed[n] = true
 		}
 	}
-	cfg, err := clientconfig.ReadFile(c.path, vars)
-	if err != nil {
-		return ops.ConfigOptions{}, err
-	}
-	for _, s := range cfg.Servers {
-		env.Secrets.Add(s.Secrets...)
+	var configs []*clientconfig.Config
+	for _, p := range c.paths {
+		cfg, err := clientconfig.ReadFile(p, vars)
+		if err != nil {
+			return ops.ConfigOptions{}, err
+		}
+		for _, s := range cfg.Servers {
+			env.Secrets.Add(s.Secrets...)
+		}
+		configs = append(configs, cfg)
 	}
 	// The base target carries the shared bounds; its launch is a
 	// placeholder that each server replaces.
@@ -88,7 +111,7 @@ func (c *configFlags) options(env Env, tf *targetFlags) (ops.ConfigOptions, erro
 	}
 	base.Argv = nil
 	base.Reaper = env.Reaper
-	return ops.ConfigOptions{Config: cfg, Servers: c.servers, LockDir: c.lockDir, Jobs: c.jobs, Base: base, Version: env.Version}, nil
+	return ops.ConfigOptions{Configs: configs, Servers: c.servers, LockDir: c.lockDir, Jobs: c.jobs, Base: base, Version: env.Version}, nil
 }
 
 // lookupEnv reads the environment the way the config's variables do. Env
