@@ -5,6 +5,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -143,5 +144,102 @@ func TestConfigSeveralUsage(t *testing.T) {
 		if code != ExitError || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d\nstdout %s\nstderr %s", tc.args, code, out, errs)
 		}
+	}
+}
+
+// TestConfigEveryForm is the issue's "done when": one repository holding a
+// config of every form warden reads — Claude Code's .mcp.json, VS Code's
+// .vscode/mcp.json, the Copilot coding agent's with "tools", Windsurf's
+// with "serverUrl", Zed's settings.json, Codex's config.toml with
+// disabled_tools, Claude Code's user file and a Windows-authored cmd /c
+// entry — each with a real fixture server, pinned and checked with one
+// --lock-dir. The demo server, named in four configs, has one lock; its
+// rug-pull fails naming each allowlist that lets a drifted tool through,
+// and an allowlist naming a tool the server lacks fails the server.
+func TestConfigEveryForm(t *testing.T) {
+	demo := testserver.Build(t, "testdata/demo/server")
+	sdk := testserver.Build(t, "testdata/servers/sdkserver")
+	url := testserver.StartHTTP(t, sdk)
+	r := newMultiRepo(t)
+	write := func(mutate string, copilotTools string) []string {
+		env := `"env": {"DEMO_MUTATE": "` + mutate + `"}`
+		return []string{
+			r.write(".mcp.json", `{"mcpServers": {
+			  "demo": {"command": `+q(demo)+`, `+env+`},
+			  "sdk": {"command": `+q(sdk)+`, "args": ["-variant", "clean"]}
+			}}`),
+			r.write(".vscode/mcp.json", `{"servers": {"demo": {"type": "stdio", "command": `+q(demo)+`, `+env+`,},},}`),
+			r.write(".github/copilot/mcp.json", `{"mcpServers": {
+			  "demo": {"type": "local", "command": `+q(demo)+`, "args": [], `+env+`, "tools": `+copilotTools+`}
+			}}`),
+			r.write(".windsurf/mcp_config.json", `{"mcpServers": {"remote-sdk": {"serverUrl": `+q(url)+`}}}`),
+			r.write(".zed/settings.json", `// Zed project settings
+			{"tab_size": 4, "context_servers": {
+			  "sdk": {"source": "custom", "command": `+q(sdk)+`, "args": ["-variant", "clean"]},
+			}}`),
+			r.write(".codex/config.toml", `[mcp_servers.demo]
+command = `+q(demo)+`
+env = { DEMO_MUTATE = "`+mutate+`" }
+disabled_tools = ["get_weather"]
+`),
+			r.write(".claude.json", `{"numStartups": 3, "mcpServers": {}, "projects": {`+q(r.dir)+`: {"mcpServers": {
+			  "claude-sdk": {"command": `+q(sdk)+`, "args": ["-variant", "clean", "-page-size", "1"]}
+			}}}}`),
+			r.write("win/.mcp.json", `{"mcpServers": {"win-demo": {"command": "cmd", "args": ["/c", `+q(demo)+`], `+env+`}}}`),
+		}
+	}
+	configs := write("0", `["get_weather", "search_docs"]`)
+	copilot, codex := configs[2], configs[5]
+
+	code, out, errs := r.run("pin", configs)
+	if code != ExitClean {
+		t.Fatalf("pin: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"[demo] configs: " + strings.Join([]string{configs[0], configs[1], copilot, codex}, ", ") + "\n",
+		"[sdk] configs: " + configs[0] + ", " + configs[4] + "\n",
+		"[remote-sdk] configs: " + configs[3] + "\n",
+		"[claude-sdk] configs: " + configs[6] + "\n",
+		"[win-demo] launch: runs " + q(demo) + ` without "cmd /c" (a Windows launch, on a ` + runtime.GOOS + " runner)\n",
+		"5 server(s): 5 clean, 0 drift, 0 error, 0 skipped\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pin output lacks %q:\n%s", want, out)
+		}
+	}
+	// The Windows entry's lock records the launch as written, so a pin on
+	// Windows and one here are the same lock.
+	if text, err := os.ReadFile(filepath.Join(r.dir, "locks", "win-demo.warden.lock")); err != nil || !strings.Contains(string(text), `"command": "cmd"`) {
+		t.Errorf("win-demo lock: %v\n%s", err, text)
+	}
+
+	if code, out, errs := r.run("check", configs); code != ExitClean || strings.Count(out, "] OK no drift vs ") != 5 {
+		t.Errorf("check: exit %d\n%s%s", code, out, errs)
+	}
+
+	// The rug-pull: get_weather widened (Copilot allowlists it; Codex
+	// keeps it from the agent) and delete_note added (Codex's "*" lets it
+	// through).
+	configs = write("1", `["get_weather", "search_docs"]`)
+	code, out, errs = r.run("check", configs)
+	weather := `[demo] allowlisted: tools/get_weather drifted, and "tools" of server "demo" in ` + copilot + " lets an agent call it by name"
+	deleted := `[demo] allowlisted: tools/delete_note drifted, and "disabled_tools" of server "demo" in ` + codex + " lets an agent call it by name"
+	if code != ExitDrift || !strings.Contains(out, weather) || !strings.Contains(out, deleted) || strings.Contains(out, "tools/get_weather drifted, and \"tools\" of server \"demo\" in "+copilot+"; ") {
+		t.Errorf("mutated check: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "[win-demo] DRIFT DETECTED") || !strings.Contains(out, "5 server(s): 3 clean, 2 drift, 0 error, 0 skipped") {
+		t.Errorf("mutated check counts:\n%s", out)
+	}
+	_, out, _ = r.run("check", configs, "--server", "demo", "--json")
+	if !strings.Contains(out, `"target": "tools/get_weather"`) || !strings.Contains(out, `"allowlists": [`+q(`"tools" of server "demo" in `+copilot)+`]`) {
+		t.Errorf("check --json names no allowlist:\n%s", out)
+	}
+
+	// An allowlist naming a tool the server lacks fails that server only.
+	configs = write("0", `["get_weather", "no_such_tool"]`)
+	code, out, errs = r.run("check", configs)
+	if code != ExitError || !strings.Contains(out, `[demo] error: the allowlist "tools" of server "demo" in `+copilot+` names the tool "no_such_tool", which the server does not have`) ||
+		!strings.Contains(out, "4 clean, 0 drift, 1 error") {
+		t.Errorf("missing tool: exit %d\n%s%s", code, out, errs)
 	}
 }

@@ -56,7 +56,7 @@ func mergeConfigs(configs []*clientconfig.Config, lockDir string) []*configServe
 			}
 			cs.configs = append(cs.configs, c.Path)
 			if s.Tools != nil && !s.Disabled {
-				cs.allowlists = append(cs.allowlists, report.Allowlist{Tools: s.Tools, From: s.ToolsFrom})
+				cs.allowlists = append(cs.allowlists, report.Allowlist{Tools: s.Tools, Except: s.DeniedTools, From: s.ToolsFrom})
 			}
 			if s.LaunchNote != "" && !s.Disabled && !slices.Contains(cs.notes, s.LaunchNote) {
 				cs.notes = append(cs.notes, s.LaunchNote)
@@ -161,7 +161,7 @@ func vetAllowlists(lists []report.Allowlist, l *lock.Lock) error {
 	}
 	for _, a := range lists {
 		for _, name := range a.Tools {
-			if name != "*" && !have[name] {
+			if name != "*" && !have[name] && !slices.Contains(a.Except, name) {
 				return fmt.Errorf("the allowlist %s names the tool %q, which the server does not have", a.From, name)
 			}
 		}

@@ -14,6 +14,9 @@ import (
 type Allowlist struct {
 	// Tools are tool names; "*" stands for every tool.
 	Tools []string
+	// Except are tools the config keeps from the agent even so (Codex's
+	// disabled_tools): a change to one reaches no agent.
+	Except []string
 	// From says where the allowlist is written, e.g. `"tools" of server
 	// "github" in .github/mcp.json`. It is config text, never the
 	// server's, so every report may carry it.
@@ -22,6 +25,9 @@ type Allowlist struct {
 
 // Names reports whether the allowlist lets an agent call tool.
 func (a Allowlist) Names(tool string) bool {
+	if slices.Contains(a.Except, tool) {
+		return false
+	}
 	return slices.Contains(a.Tools, "*") || slices.Contains(a.Tools, tool)
 }
 
