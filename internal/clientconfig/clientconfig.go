@@ -1,19 +1,47 @@
-// Package clientconfig reads the MCP client configurations teams commit —
-// {"mcpServers": {...}} (Claude Code's .mcp.json, Cursor's .cursor/mcp.json,
-// Claude Desktop) and VS Code's {"servers": {...}} (.vscode/mcp.json, JSONC)
-// — into the servers warden captures, one lock per server.
+// Package clientconfig reads the MCP client configurations teams commit
+// into the servers warden captures, one lock per server. ReadFile (and
+// ParseFile, for bytes) detects the form from the file's name and shape:
+//
+//   - {"mcpServers": {...}}: Claude Code's .mcp.json, Cursor's
+//     .cursor/mcp.json, Claude Desktop;
+//   - the same, as the GitHub Copilot coding agent writes it (a file named
+//     copilot-mcp.json, mcp-config.json or .github/copilot/mcp.json, or a
+//     server with "tools" or type "local"): "tools" is the allowlist
+//     (Server.Tools), required, and a value that is exactly a COPILOT_MCP_
+//     name, or $COPILOT_MCP_X within one, reads that variable;
+//   - the same, as Windsurf writes it (mcp_config.json, or a server with
+//     "serverUrl"): "serverUrl" is the url;
+//   - VS Code's {"servers": {...}} (.vscode/mcp.json);
+//   - Zed's settings.json, whose "context_servers" hold "command" with
+//     "args" and "env", the older "command": {"path", "args", "env"}, or a
+//     "url"; a server an extension provides has nothing to launch and is
+//     refused by name;
+//   - Claude Code's user file ~/.claude.json: the user scope's
+//     "mcpServers" and each of "projects"' own; a name in two scopes is one
+//     server when the launches agree and refused by name when not;
+//   - Codex's config.toml: [mcp_servers.NAME] tables (see codexEntry);
+//     enabled_tools and disabled_tools are the allowlist.
+//
+// Any other file is refused in one line that names the forms warden reads.
+// JSON files may have comments and trailing commas (JSONC).
 //
 // Values may refer to the environment as the clients define it: ${VAR} and
 // ${VAR:-default} (Claude Code), ${env:VAR} (VS Code, Cursor), plus
 // ${workspaceFolder}, ${workspaceFolderBasename}, ${userHome} and
 // ${pathSeparator}. A config never reads the CI runner's own variables
 // (ACTIONS_*, GITHUB_*, INPUT_*, RUNNER_*: see RunnerVariable), and where
-// Env.Allowed is set (the Action always sets it) only the names it lists.
+// Env.Allowed is set (the Action always sets it) only the names it lists;
+// Copilot's and Codex's references to variables follow the same rules.
 // They are expanded only for the launch: the argv and URL
 // a lock records are the values as written in the config, so a lock never
 // holds what came from the environment and is the same on every machine.
 // A server that needs ${input:...} (a prompt no CI can answer) is refused
 // by name.
+//
+// A config written on Windows often launches "cmd /c npx ...". Off
+// Windows the inner command is launched instead (Server.LaunchNote says
+// so) while Argv keeps the launch as written, so that locks pinned on
+// either system agree.
 package clientconfig
 
 import (
@@ -276,12 +304,12 @@ func parseServer(name string, v *jsonv.Value, env Env, d dialect) Server {
 		}
 		v, s.Disabled = norm, disabled
 	}
-	if d := v.Get("disabled"); d != nil {
-		if d.Kind != jsonv.Bool {
+	if off := v.Get("disabled"); off != nil {
+		if off.Kind != jsonv.Bool {
 			s.Err = errors.New(`"disabled" is not true or false`)
 			return s
 		}
-		s.Disabled = s.Disabled || d.Bool
+		s.Disabled = s.Disabled || off.Bool
 	}
 	if d.tools != nil {
 		if s.Err = d.tools(&s, orig); s.Err != nil {

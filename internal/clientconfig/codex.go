@@ -1,6 +1,7 @@
 package clientconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -308,8 +309,7 @@ func checkTOMLDepth(data []byte) error {
 func skipTOMLString(data []byte, i int) int {
 	q := data[i]
 	if i+2 < len(data) && data[i+1] == q && data[i+2] == q {
-		delim := string([]byte{q, q, q})
-		end := strings.Index(string(data[i+3:]), delim)
+		end := bytes.Index(data[i+3:], []byte{q, q, q})
 		if end < 0 {
 			return len(data)
 		}
