@@ -18,48 +18,22 @@ import (
 	"github.com/wardenlock/warden/internal/report"
 )
 
-// runConfig pins or checks every selected server of the config input, each
-// against its own <name>.warden.lock beside the config, and reports the run
+// runConfig pins or checks every selected server of the config input's
+// configs, each against its own <name>.warden.lock in lock-dir or beside its
+// config (a server named in several configs shares one), and reports the run
 // as one: annotations on each lock's lines, one SARIF file with a run per
 // server (none when a server failed), a job summary with a row per server,
 // and the worst exit code.
 func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
-	configAbs, err := ResolveFile(r.workspace, r.workDir, "config", r.in.Config)
+	configs, lockDir, err := r.readConfigs()
 	if err != nil {
 		return r.fail(err)
 	}
-	// A pull request edits the config: its ${...} read only the variables
-	// the workflow lists in config-env, never the runner's own.
-	allowed := map[string]bool{}
-	for _, n := range r.in.ConfigEnv {
-		allowed[n] = true
+	for _, cfg := range configs {
+		startIn(cfg, r.workDir)
 	}
-	cfg, err := clientconfig.ReadFile(configAbs, clientconfig.Variables{
-		Lookup: func(name string) (string, bool) {
-			v := r.getenv(name)
-			return v, v != ""
-		},
-		Allowed:     allowed,
-		AllowedFrom: "the config-env input",
-	})
-	if err != nil {
-		return r.fail(err)
-	}
-	for _, s := range cfg.Servers {
-		if err := r.addSecrets(s.Secrets...); err != nil {
-			return r.fail(err)
-		}
-	}
-	// Every lock is a file the pull request controls: none may lead
-	// outside the workspace.
-	for _, s := range cfg.Servers {
-		if _, err := ResolveFile(r.workspace, r.workDir, "config", filepath.Join(filepath.Dir(configAbs), s.LockName)); err != nil {
-			return r.fail(fmt.Errorf("server %s: %w", s.Name, err))
-		}
-	}
-	startIn(cfg, r.workDir)
 	base.Argv, base.URL, base.Dir = nil, "", ""
-	o := ops.ConfigOptions{Config: cfg, Servers: r.in.Servers, Base: base, Version: r.version, Handed: r.secrets}
+	o := ops.ConfigOptions{Configs: configs, LockDir: lockDir, Servers: r.in.Servers, Base: base, Version: r.version, Handed: r.secrets}
 	mode := r.in.Mode
 	resume, err := r.quiet()
 	if err != nil {
@@ -170,6 +144,71 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 		return r.fail(err)
 	}
 	return code
+}
+
+// readConfigs reads the config input's configs and resolves the lock-dir
+// input, refusing any config or lock outside the workspace.
+func (r *runner) readConfigs() ([]*clientconfig.Config, string, error) {
+	lockDir := ""
+	if r.in.LockDir != "" {
+		abs, err := ResolveFile(r.workspace, r.workDir, "lock-dir", r.in.LockDir)
+		if err != nil {
+			return nil, "", err
+		}
+		lockDir = abs
+	}
+	// A pull request edits the config: its ${...} read only the variables
+	// the workflow lists in config-env, never the runner's own.
+	allowed := map[string]bool{}
+	for _, n := range r.in.ConfigEnv {
+		allowed[n] = true
+	}
+	vars := clientconfig.Variables{
+		Lookup: func(name string) (string, bool) {
+			v := r.getenv(name)
+			return v, v != ""
+		},
+		Allowed:     allowed,
+		AllowedFrom: "the config-env input",
+	}
+	paths := r.in.Configs
+	if len(paths) == 0 {
+		paths = []string{r.in.Config}
+	}
+	var configs []*clientconfig.Config
+	for _, p := range paths {
+		configAbs, err := ResolveFile(r.workspace, r.workDir, "config", p)
+		if err != nil {
+			return nil, "", err
+		}
+		cfg, err := clientconfig.ReadFile(configAbs, vars)
+		if err != nil {
+			return nil, "", err
+		}
+		// Reports show the config as the workflow names it.
+		for i := range cfg.Servers {
+			s := &cfg.Servers[i]
+			s.ToolsFrom = strings.ReplaceAll(s.ToolsFrom, configAbs, r.display(configAbs))
+		}
+		for _, s := range cfg.Servers {
+			if err := r.addSecrets(s.Secrets...); err != nil {
+				return nil, "", err
+			}
+		}
+		// Every lock is a file the pull request controls: none may lead
+		// outside the workspace.
+		dir := lockDir
+		if dir == "" {
+			dir = filepath.Dir(configAbs)
+		}
+		for _, s := range cfg.Servers {
+			if _, err := ResolveFile(r.workspace, r.workDir, "config", filepath.Join(dir, s.LockName)); err != nil {
+				return nil, "", fmt.Errorf("server %s: %w", s.Name, err)
+			}
+		}
+		configs = append(configs, cfg)
+	}
+	return configs, lockDir, nil
 }
 
 // indexLockAt locates entries in a lock's text for annotations and SARIF,

@@ -53,6 +53,11 @@ type Inputs struct {
 	URL     string
 	Config  string
 	Servers []string
+	// Configs are the config input's paths, one a line: several are read
+	// as one run (a server named in several shares its lock), with their
+	// locks in LockDir, which several need.
+	Configs []string
+	LockDir string
 	// ConfigEnv lists the only environment variables the config's ${...}
 	// may read (the config-env input); nil reads none.
 	ConfigEnv []string
@@ -168,9 +173,11 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	case cmd != "" && url != "":
 		return in, errors.New("inputs server-cmd and server-url: give exactly one, not both")
 	case in.Config != "":
-		if err := noControl("config", in.Config); err != nil {
+		configs, err := parseConfigs(in.Config)
+		if err != nil {
 			return in, err
 		}
+		in.Configs = configs
 	case cmd == "" && url == "":
 		return in, errors.New("inputs server-cmd and server-url: give exactly one (a command to launch, or the URL of a running server), or config, or surface")
 	case cmd != "":
@@ -201,6 +208,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	}
 	if len(in.ConfigEnv) > 0 && in.Config == "" {
 		return in, errors.New("input config-env: only used with config")
+	}
+	if in.LockDir, err = parseLockDir(strings.TrimSpace(get("lock-dir")), in.Configs); err != nil {
+		return in, err
 	}
 	if in.Headers, err = ParseHeaders(get("headers")); err != nil {
 		return in, err
@@ -575,6 +585,46 @@ func within(root, p string) bool {
 		return false
 	}
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// parseConfigs reads the config input: one path a line, blank lines
+// ignored, none twice.
+func parseConfigs(raw string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(raw, "\n") {
+		p := strings.TrimSpace(line)
+		if p == "" {
+			continue
+		}
+		if err := noControl("config", p); err != nil {
+			return nil, err
+		}
+		if seen[filepath.Clean(p)] {
+			return nil, fmt.Errorf("input config: %q is given twice", p)
+		}
+		seen[filepath.Clean(p)] = true
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// parseLockDir reads the lock-dir input, which goes with config and which
+// several configs need: beside each config, a server two configs name
+// would have two locks.
+func parseLockDir(dir string, configs []string) (string, error) {
+	switch {
+	case dir == "" && len(configs) > 1:
+		return "", errors.New("input lock-dir: needed with several configs (a server named in several keeps one lock there)")
+	case dir == "":
+		return "", nil
+	case len(configs) == 0:
+		return "", errors.New("input lock-dir: only used with config")
+	}
+	if err := noControl("lock-dir", dir); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // parseConfigEnv reads the config-env input: one variable name per line

@@ -221,7 +221,7 @@ func serverTarget(base Target, s clientconfig.Server) Target {
 }
 
 // ServerReports turns a config run into the reports' shape. mode is "pin"
-// or "check"; display shows a lock path to the user (nil: as is); sarif
+// or "check"; display shows a lock or config path to the user (nil: as is); sarif
 // locates each lock's results for its SARIF run.
 func ServerReports(mode string, runs []ServerRun, display func(string) string, sarif func(lockPath string) report.SARIFOptions) []report.ServerReport {
 	if display == nil {
@@ -230,7 +230,10 @@ func ServerReports(mode string, runs []ServerRun, display func(string) string, s
 	out := make([]report.ServerReport, 0, len(runs))
 	for _, run := range runs {
 		r := report.ServerReport{Name: run.Name, Mode: mode, LockPath: display(run.LockPath), Skipped: run.Skipped,
-			Configs: run.Configs, Allowlists: run.Allowlists, Notes: run.Notes}
+			Allowlists: run.Allowlists, Notes: run.Notes}
+		for _, c := range run.Configs {
+			r.Configs = append(r.Configs, display(c))
+		}
 		switch {
 		case run.Skipped:
 		case run.Err != nil:
