@@ -102,3 +102,28 @@ func TestSeveralConfigsInputs(t *testing.T) {
 		t.Errorf("inputs %q %q: %v", in.Configs, in.LockDir, err)
 	}
 }
+
+// FuzzParseConfigs: the config and lock-dir inputs never panic, and what
+// they accept has no blank, control or repeated path.
+func FuzzParseConfigs(f *testing.F) {
+	f.Add(".mcp.json\n.vscode/mcp.json\n", "locks")
+	f.Add(" a \n\n./a", "")
+	f.Add("a\x00b", "l\x7f")
+	f.Fuzz(func(t *testing.T, config, lockDir string) {
+		paths, err := parseConfigs(config)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range paths {
+			if p == "" || p != strings.TrimSpace(p) || noControl("config", p) != nil || seen[filepath.Clean(p)] {
+				t.Fatalf("accepted %q", p)
+			}
+			seen[filepath.Clean(p)] = true
+		}
+		dir, err := parseLockDir(strings.TrimSpace(lockDir), paths)
+		if err == nil && len(paths) > 1 && dir == "" {
+			t.Fatalf("several configs without a lock-dir")
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenlock/warden/internal/clientconfig"
 	"github.com/wardenlock/warden/internal/drift"
+	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/report"
 	"github.com/wardenlock/warden/internal/testserver"
 )
@@ -237,5 +238,65 @@ func TestConfigAllowlists(t *testing.T) {
 		if r.Err != nil || len(r.Check.Drift) == 0 || strings.Contains(text.String(), "allowlisted") {
 			t.Errorf("check: %v\n%s", r.Err, text.String())
 		}
+	})
+}
+
+// FuzzMergeConfigs reads two fuzzed configs as one run: merging never
+// panics, names each server once, in order of first appearance, and a
+// server it refuses for a disagreement names both configs.
+func FuzzMergeConfigs(f *testing.F) {
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y", "env": {"K": "1"}}}}`),
+		[]byte(`{"servers": {"b": {"command": "y", "env": {"K": "2"}}, "a": {"command": "x"}, "c": {"url": "https://h/mcp"}}}`))
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "x", "disabled": true}}}`), []byte(`{"mcpServers": {"a": {"command": "z", "tools": ["t", "*"]}}}`))
+	f.Add([]byte(`{"context_servers": {"a b": {"command": "x"}}}`), []byte(`{"mcpServers": {"a_b": {"command": "x"}}}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var configs []*clientconfig.Config
+		for i, data := range [][]byte{a, b} {
+			c, err := clientconfig.ParseFile([]string{"a.json", "b.json"}[i], data, clientconfig.Env{Lookup: func(string) (string, bool) { return "v", true }})
+			if err != nil {
+				return
+			}
+			configs = append(configs, c)
+		}
+		merged := mergeConfigs(configs, "locks")
+		seen := map[string]bool{}
+		for _, s := range merged {
+			if seen[s.Name] {
+				t.Fatalf("server %q listed twice", s.Name)
+			}
+			seen[s.Name] = true
+			if len(s.configs) == 0 {
+				t.Fatalf("server %q names no config", s.Name)
+			}
+			if s.Err != nil && strings.Contains(s.Err.Error(), "launch it differently") && !strings.Contains(s.Err.Error(), "a.json and b.json") {
+				t.Fatalf("refusal names not both configs: %v", s.Err)
+			}
+		}
+		for _, c := range configs {
+			for _, s := range c.Servers {
+				if !seen[s.Name] {
+					t.Fatalf("server %q lost", s.Name)
+				}
+			}
+		}
+	})
+}
+
+// FuzzAllowlist: an allowlist check never panics, and "*" never misses.
+func FuzzAllowlist(f *testing.F) {
+	f.Add("get_weather", "*", "tools/get_weather")
+	f.Add("a", "b", "tools/")
+	f.Fuzz(func(t *testing.T, tool, listed, target string) {
+		l := &lock.Lock{Tools: []lock.Tool{{Name: tool}}}
+		star := report.Allowlist{Tools: []string{"*"}, From: "x"}
+		if err := vetAllowlists([]report.Allowlist{star}, l); err != nil {
+			t.Fatalf("* missed: %v", err)
+		}
+		named := report.Allowlist{Tools: []string{listed}, From: "x"}
+		err := vetAllowlists([]report.Allowlist{named}, l)
+		if (err == nil) != (listed == tool || listed == "*") {
+			t.Fatalf("allowlist %q against tool %q: %v", listed, tool, err)
+		}
+		_ = named.Names(strings.TrimPrefix(target, drift.ToolPrefix))
 	})
 }
