@@ -70,6 +70,11 @@ func (r *runner) runConfig(ctx context.Context, base ops.Target) int {
 		lines[lockPath] = idx
 		return report.SARIFOptions{Version: r.version, ArtifactURI: report.ArtifactURI(lockPath, r.workspace), Lines: idx}
 	})
+	// A server refused for its configs' disagreement names them: as the
+	// workflow does, relative to the workspace.
+	for i := range reports {
+		reports[i].Error = r.relative(reports[i].Error)
+	}
 	// The words behind each server's drift, for the log and the summary
 	// only: SARIF and annotations stay hash-level. reports are one per run,
 	// in order.

@@ -77,6 +77,18 @@ func TestRunSeveralConfigs(t *testing.T) {
 	if !strings.Contains(string(data), `"allowlists"`) {
 		t.Errorf("SARIF names no allowlist")
 	}
+
+	// The configs disagree: the server is refused, naming both as the
+	// workflow names them, and no SARIF is written.
+	if err := os.WriteFile(filepath.Join(h.ws, ".mcp.json"), []byte(`{"mcpServers": {"demo": {"command": `+jsonString(demo)+`}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs("check")
+	r = h.run()
+	want := "server demo: .mcp.json and .github/copilot/mcp.json launch it differently (the launch as written)"
+	if r.code != ExitError || !strings.Contains(r.stdout, "[demo] error: "+want) || !strings.Contains(r.summary, "launch it differently") {
+		t.Errorf("disagreeing configs: exit %d\nstdout:\n%s\nsummary:\n%s", r.code, r.stdout, r.summary)
+	}
 }
 
 // TestSeveralConfigsInputs: several configs need lock-dir, lock-dir needs

@@ -213,8 +213,12 @@ disabled_tools = ["get_weather"]
 		t.Errorf("win-demo lock: %v\n%s", err, text)
 	}
 
-	if code, out, errs := r.run("check", configs); code != ExitClean || strings.Count(out, "] OK no drift vs ") != 5 {
+	if code, out, errs := r.run("check", configs); code != ExitClean || strings.Count(out, "] OK no drift vs ") != 5 || !strings.Contains(out, "[win-demo] launch: runs ") {
 		t.Errorf("check: exit %d\n%s%s", code, out, errs)
+	}
+	note := `{"server": "win-demo", "kind": "server", "configs": [` + q(configs[7]) + `], "launch_notes": [` + q("runs "+q(demo)+` without "cmd /c" (a Windows launch, on a `+runtime.GOOS+" runner)") + `]}`
+	if code, out, errs := r.run("check", configs, "--server", "win-demo", "--json"); code != ExitClean || !strings.Contains(out, note+"\n") {
+		t.Errorf("check --json: exit %d, want %s\n%s%s", code, note, out, errs)
 	}
 
 	// The rug-pull: get_weather widened (Copilot allowlists it; Codex
