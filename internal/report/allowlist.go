@@ -69,7 +69,7 @@ type allowlisted struct {
 // allowlistText is the text report's line about a drifted allowlisted
 // tool. The target is the server's text and goes through Message.
 func allowlistText(a allowlisted) string {
-	return "allowlisted: " + Message(a.item.Target) + " drifted, and " + strings.Join(a.from, "; ") +
+	return "allowlisted: " + Message(a.item.Target) + " drifted, and " + Message(strings.Join(a.from, "; ")) +
 		" lets an agent call it by name: review the change before the allowlist lets it through\n"
 }
 
