@@ -138,7 +138,7 @@ func TestConfigSeveralUsage(t *testing.T) {
 	}{
 		{[]string{"check", "--config", a, "--config", b}, "several --config need --lock-dir DIR"},
 		{[]string{"pin", "--config", a, "--config", a, "--lock-dir", r.dir}, "is given twice"},
-		{[]string{"check", "--config", a, "--config", b, "--lock-dir", r.dir, "--server", "nope"}, `has no server named "nope"`},
+		{[]string{"check", "--config", a, "--config", b, "--lock-dir", r.dir, "--server", "nope"}, `none of the configs ` + a + `, ` + b + ` has a server named "nope"`},
 	} {
 		code, out, errs := runWith(t, r.vars, tc.args...)
 		if code != ExitError || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

@@ -169,7 +169,7 @@ func runConfig(ctx context.Context, o ConfigOptions, each func(context.Context, 
 func selectServers(configs []*clientconfig.Config, servers []*configServer, names []string) ([]*configServer, error) {
 	if len(names) == 0 {
 		if len(servers) == 0 {
-			return nil, fmt.Errorf("config %s lists no servers", configPaths(configs))
+			return nil, noServer(configs, "")
 		}
 		return servers, nil
 	}
@@ -186,20 +186,29 @@ func selectServers(configs []*clientconfig.Config, servers []*configServer, name
 	}
 	for _, n := range names {
 		if want[n] {
-			return nil, fmt.Errorf("config %s has no server named %q", configPaths(configs), n)
+			return nil, noServer(configs, n)
 		}
 	}
 	return out, nil
 }
 
-// configPaths names the configs in an error: "a.json", or "a.json nor
-// b.json" for several.
-func configPaths(configs []*clientconfig.Config) string {
+// noServer is the error for a run whose configs list no server, or none
+// named name.
+func noServer(configs []*clientconfig.Config, name string) error {
+	if len(configs) == 1 {
+		if name == "" {
+			return fmt.Errorf("config %s lists no servers", configs[0].Path)
+		}
+		return fmt.Errorf("config %s has no server named %q", configs[0].Path, name)
+	}
 	paths := make([]string, len(configs))
 	for i, c := range configs {
 		paths[i] = c.Path
 	}
-	return strings.Join(paths, " nor ")
+	if name == "" {
+		return fmt.Errorf("none of the configs %s lists a server", strings.Join(paths, ", "))
+	}
+	return fmt.Errorf("none of the configs %s has a server named %q", strings.Join(paths, ", "), name)
 }
 
 // serverTarget is the capture of one configured server: the launch with

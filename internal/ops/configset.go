@@ -54,7 +54,9 @@ func mergeConfigs(configs []*clientconfig.Config, lockDir string) []*configServe
 			} else {
 				cs.join(s, c.Path)
 			}
-			cs.configs = append(cs.configs, c.Path)
+			if !slices.Contains(cs.configs, c.Path) {
+				cs.configs = append(cs.configs, c.Path)
+			}
 			if s.Tools != nil && !s.Disabled {
 				cs.allowlists = append(cs.allowlists, report.Allowlist{Tools: s.Tools, Except: s.DeniedTools, From: s.ToolsFrom})
 			}

@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,15 @@ func TestMergeConfigs(t *testing.T) {
 	got = mergeConfigs([]*clientconfig.Config{c, d}, "locks")
 	if got[1].Err == nil || !strings.Contains(got[1].Err.Error(), `would be the same as server "a b"'s`) {
 		t.Errorf("collision: %v", got[1].Err)
+	}
+
+	// A name one config lists twice (Claude Code's user file: a scope and
+	// a project disagreeing) is one server, refused, naming the config once.
+	u := &clientconfig.Config{Path: ".claude.json", Servers: []clientconfig.Server{stdio("m", []string{"a"}), stdio("m", []string{"b"})}}
+	u.Servers[1].Err = errors.New("also in the user scope with a different launch")
+	got = mergeConfigs([]*clientconfig.Config{u}, "")
+	if len(got) != 1 || got[0].Err == nil || len(got[0].configs) != 1 || got[0].lockPath != "m.warden.lock" {
+		t.Errorf("duplicate: %+v", got)
 	}
 }
 
