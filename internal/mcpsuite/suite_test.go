@@ -77,6 +77,74 @@ func TestConformanceSuite(t *testing.T) {
 			s.runAndCompare(t, k, want)
 		})
 	}
+	t.Run("capture-only", func(t *testing.T) {
+		t.Parallel()
+		wrapper := writeExitRecorder(t)
+		for _, k := range listed {
+			want := table[k]
+			if !want.capture {
+				continue
+			}
+			t.Run(k.String(), func(t *testing.T) {
+				t.Parallel()
+				s.runCaptureOnly(t, k, want, wrapper)
+			})
+		}
+	})
+}
+
+// exitRecorder runs the client script and records its exit status in the
+// file $WARDEN_MCPSUITE_EXIT. The suite's own report of the client's status
+// is prose on its stderr, and it reports a client killed by a signal as
+// exit 0, so the status is taken from the client's side instead.
+const exitRecorder = `#!/usr/bin/env bash
+: "${WARDEN_MCPSUITE_CLIENT:?}" "${WARDEN_MCPSUITE_EXIT:?}"
+bash "$WARDEN_MCPSUITE_CLIENT" "$@"
+status=$?
+printf '%s\n' "$status" >"$WARDEN_MCPSUITE_EXIT.tmp" && mv -f "$WARDEN_MCPSUITE_EXIT.tmp" "$WARDEN_MCPSUITE_EXIT"
+exit "$status"
+`
+
+// writeExitRecorder writes exitRecorder into a temporary directory and
+// returns its path, which the suite's --command has to carry through a shell.
+func writeExitRecorder(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "record-exit.sh")
+	if !shellSafe(path) {
+		t.Fatalf("the temporary directory %q has a character the suite's --command cannot carry; set TMPDIR to a plain path", path)
+	}
+	if err := os.WriteFile(path, []byte(exitRecorder), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// shellSafePath matches a path the suite can pass, split on spaces and
+// joined again, through a shell unchanged.
+var shellSafePath = regexp.MustCompile(`^[A-Za-z0-9/._@+,=-]+$`)
+
+// shellSafe reports whether path survives the suite's --command as it is.
+func shellSafe(path string) bool { return shellSafePath.MatchString(path) }
+
+// runCaptureOnly runs an n/a scenario whose server warden can still list
+// and fails unless the client script exited 0: warden pinned the server and
+// checked it against the pin cleanly. The suite's verdict is not compared,
+// since the scenario's checks need what a lister never does.
+func (s *suite) runCaptureOnly(t *testing.T, k key, want expectation, wrapper string) {
+	exitFile := filepath.Join(t.TempDir(), "client-exit")
+	o, err := s.run(k, t.TempDir(), "bash "+wrapper,
+		"WARDEN_MCPSUITE_CLIENT="+s.client, "WARDEN_MCPSUITE_EXIT="+exitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exitFile)
+	if err != nil {
+		t.Fatalf("the client recorded no exit status (killed, or never started?): %v\nthe suite's output:\n%s", err, clip(o.output, 3000))
+	}
+	if code := strings.TrimSpace(string(data)); code != "0" {
+		t.Errorf("the client script exited %s, but docs/mcp-conformance.md line %d says warden pins and checks this server (%s):\n%s",
+			clip(code, 20), want.line, clip(want.reason, 300), o.clientSummary())
+	}
 }
 
 // newSuite finds the installed suite, or skips, and builds warden.
@@ -103,7 +171,7 @@ func newSuite(t *testing.T) *suite {
 		}
 	}
 	// The suite splits its --command on spaces and runs it through a shell.
-	if strings.ContainsAny(s.client, " \t'\"\\$`") {
+	if !shellSafe(s.client) {
 		t.Fatalf("the checkout's path %q has a character the suite's --command cannot carry; move it to a plain path", root)
 	}
 	s.requireNode(t, 22)
@@ -160,7 +228,7 @@ func (s *suite) listClientScenarios(t *testing.T) []key {
 // runAndCompare runs one scenario and fails when its verdict is not the
 // table's.
 func (s *suite) runAndCompare(t *testing.T, k key, want expectation) {
-	o, err := s.run(k, t.TempDir())
+	o, err := s.run(k, t.TempDir(), "bash "+s.client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +251,11 @@ func (s *suite) runAndCompare(t *testing.T, k key, want expectation) {
 // is a terminal.
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// run runs one scenario of the suite with the client script, results in dir.
-func (s *suite) run(k key, dir string) (outcome, error) {
+// run runs one scenario of the suite with command as the client, results
+// in dir, env added to the client's environment.
+func (s *suite) run(k key, dir, command string, env ...string) (outcome, error) {
 	args := []string{s.cli, "client",
-		"--command", "bash " + s.client,
+		"--command", command,
 		"--scenario", k.scenario,
 		"--timeout", strconv.Itoa(int(clientTimeout / time.Millisecond)),
 		"-o", dir}
@@ -200,6 +269,7 @@ func (s *suite) run(k key, dir string) (outcome, error) {
 	// The client script's own knobs are fixed, so a developer's environment
 	// cannot change what is tested: auto is what users run.
 	cmd.Env = append(os.Environ(), "WARDEN_BIN="+s.warden, "WARDEN_PROTOCOL=auto", "WARDEN_TIMEOUT=")
+	cmd.Env = append(cmd.Env, env...)
 	// The suite, its shell, the script, warden and anything warden started
 	// share one process group, so a timeout leaves none of them behind.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -260,6 +330,13 @@ func (o outcome) summary() string {
 	if o.passed {
 		return b.String()
 	}
+	b.WriteString(o.clientSummary())
+	return b.String()
+}
+
+// clientSummary is the client's stderr, clipped and escaped.
+func (o outcome) clientSummary() string {
+	var b strings.Builder
 	if strings.TrimSpace(o.clientStderr) != "" {
 		b.WriteString("  client stderr:\n")
 		for _, l := range strings.Split(strings.TrimRight(clip(o.clientStderr, 2000), "\n"), "\n") {

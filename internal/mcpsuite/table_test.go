@@ -34,9 +34,16 @@ type key struct {
 
 func (k key) String() string { return k.scenario + "@" + k.revision }
 
+// The values of the capture cell of an n/a row.
+const (
+	captureYes = "yes"
+	captureNo  = "no"
+)
+
 // expectation is what the table says about one key.
 type expectation struct {
 	verdict string
+	capture bool // an n/a row whose server warden must still pin and check
 	reason  string
 	line    int // in docs/mcp-conformance.md, for messages
 }
@@ -71,11 +78,13 @@ func parseScenarioList(out []byte) ([]key, error) {
 }
 
 // tableHeader is the header row of the table in docs/mcp-conformance.md.
-var tableHeader = []string{"scenario", "revision", "expected", "reason"}
+var tableHeader = []string{"scenario", "revision", "expected", "capture", "reason"}
 
 // readTable reads the expected verdicts from the Markdown table whose header
 // is tableHeader. A revision cell may list several revisions, separated by
-// commas, that share a verdict and a reason.
+// commas, that share a verdict and a reason. The capture cell is empty on a
+// pass or fail row (the suite's verdict already holds the client's exit
+// status) and yes or no on an n/a row.
 func readTable(path string) (map[key]expectation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -110,16 +119,11 @@ func parseTable(doc string) (map[key]expectation, error) {
 			return nil, fmt.Errorf("line %d: %d cells, want %d", i+1, len(cells), len(tableHeader))
 		}
 		scenario := strings.Trim(cells[0], "`")
-		e := expectation{verdict: cells[2], reason: cells[3], line: i + 1}
-		switch e.verdict {
-		case verdictPass:
-		case verdictFail, verdictNA:
-			if e.reason == "" {
-				return nil, fmt.Errorf("line %d: a %s row needs a reason", i+1, e.verdict)
-			}
-		default:
-			return nil, fmt.Errorf("line %d: expected %q is not pass, fail or n/a", i+1, e.verdict)
+		e, err := parseExpectation(cells[2], cells[3], cells[4])
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
+		e.line = i + 1
 		for _, rev := range strings.Split(cells[1], ",") {
 			k := key{scenario: scenario, revision: strings.Trim(strings.TrimSpace(rev), "`")}
 			if k.scenario == "" || k.revision == "" {
@@ -135,6 +139,31 @@ func parseTable(doc string) (map[key]expectation, error) {
 		return nil, errors.New("the conformance table has no rows")
 	}
 	return table, nil
+}
+
+// parseExpectation reads the expected, capture and reason cells of a row.
+func parseExpectation(verdict, capture, reason string) (expectation, error) {
+	e := expectation{verdict: verdict, reason: reason}
+	switch verdict {
+	case verdictPass, verdictFail:
+		if capture != "" {
+			return e, fmt.Errorf("a %s row is judged by the suite; its capture cell must be empty, not %q", verdict, capture)
+		}
+	case verdictNA:
+		switch capture {
+		case captureYes:
+			e.capture = true
+		case captureNo:
+		default:
+			return e, fmt.Errorf("an n/a row's capture cell is %q, want %s or %s", capture, captureYes, captureNo)
+		}
+	default:
+		return e, fmt.Errorf("expected %q is not pass, fail or n/a", verdict)
+	}
+	if verdict != verdictPass && reason == "" {
+		return e, fmt.Errorf("a %s row needs a reason", verdict)
+	}
+	return e, nil
 }
 
 // tableCells splits a Markdown table row into its trimmed cells; a line
@@ -235,10 +264,11 @@ func TestParseScenarioList(t *testing.T) {
 }
 
 // TestParseTable: the table is found by its header, a revision cell may
-// name several revisions, and every malformed row is an error naming its
-// line rather than a row silently dropped.
+// name several revisions, an n/a row says yes or no to capture and a pass or
+// fail row says nothing, and every malformed row is an error naming its line
+// rather than a row silently dropped.
 func TestParseTable(t *testing.T) {
-	const head = "# t\n\ntext | with a pipe |\n\n| scenario | revision | expected | reason |\n|---|---|---|---|\n"
+	const head = "# t\n\ntext | with a pipe |\n\n| scenario | revision | expected | capture | reason |\n|---|---|---|---|---|\n"
 	for _, tc := range []struct {
 		name    string
 		doc     string
@@ -248,25 +278,32 @@ func TestParseTable(t *testing.T) {
 		{
 			name: "rows",
 			doc: head +
-				"| `initialize` | 2025-06-18, 2025-11-25 | pass | |\n" +
-				"| `tools_call` | 2026-07-28 | n/a | calls a tool |\n" +
-				"| x | extension | fail | broken |\n\nafter the table\n| not | a | row | of it |\n",
+				"| `initialize` | 2025-06-18, 2025-11-25 | pass | | |\n" +
+				"| `tools_call` | 2026-07-28 | n/a | yes | calls a tool |\n" +
+				"| `auth/x` | 2026-07-28 | n/a | no | OAuth |\n" +
+				"| x | extension | fail | | broken |\n\nafter the table\n| not | a | row | of | it |\n",
 			want: map[key]expectation{
-				{"initialize", "2025-06-18"}: {verdictPass, "", 7},
-				{"initialize", "2025-11-25"}: {verdictPass, "", 7},
-				{"tools_call", "2026-07-28"}: {verdictNA, "calls a tool", 8},
-				{"x", "extension"}:           {verdictFail, "broken", 9},
+				{"initialize", "2025-06-18"}: {verdictPass, false, "", 7},
+				{"initialize", "2025-11-25"}: {verdictPass, false, "", 7},
+				{"tools_call", "2026-07-28"}: {verdictNA, true, "calls a tool", 8},
+				{"auth/x", "2026-07-28"}:     {verdictNA, false, "OAuth", 9},
+				{"x", "extension"}:           {verdictFail, false, "broken", 10},
 			},
 		},
 		{name: "no table", doc: "| a | b |\n", wantErr: "no table"},
-		{name: "two tables", doc: head + "| x | r | pass | |\n\n" + head, wantErr: "second conformance table"},
+		{name: "two tables", doc: head + "| x | r | pass | | |\n\n" + head, wantErr: "second conformance table"},
 		{name: "empty", doc: head, wantErr: "no rows"},
-		{name: "bad verdict", doc: head + "| x | r | passes | |\n", wantErr: "line 7"},
-		{name: "fail without reason", doc: head + "| x | r | fail | |\n", wantErr: "needs a reason"},
-		{name: "n/a without reason", doc: head + "| x | r | n/a |  |\n", wantErr: "needs a reason"},
-		{name: "cells", doc: head + "| x | r | pass |\n", wantErr: "3 cells"},
-		{name: "duplicate", doc: head + "| x | r1, r2 | pass | |\n| `x` | r2 | pass | |\n", wantErr: "already on line 7"},
-		{name: "empty revision", doc: head + "| x | r1, | pass | |\n", wantErr: "empty scenario or revision"},
+		{name: "bad verdict", doc: head + "| x | r | passes | | |\n", wantErr: "line 7"},
+		{name: "fail without reason", doc: head + "| x | r | fail | | |\n", wantErr: "needs a reason"},
+		{name: "n/a without reason", doc: head + "| x | r | n/a | no |  |\n", wantErr: "needs a reason"},
+		{name: "n/a without capture", doc: head + "| x | r | n/a | | calls a tool |\n", wantErr: `line 7: an n/a row's capture cell is ""`},
+		{name: "n/a capture not yes or no", doc: head + "| x | r | n/a | pin | calls a tool |\n", wantErr: `capture cell is "pin", want yes or no`},
+		{name: "pass with capture", doc: head + "| x | r | pass | yes | |\n", wantErr: "capture cell must be empty"},
+		{name: "fail with capture", doc: head + "| x | r | fail | no | broken |\n", wantErr: "capture cell must be empty"},
+		{name: "old header", doc: "| scenario | revision | expected | reason |\n|---|---|---|---|\n| x | r | pass | |\n", wantErr: "no table"},
+		{name: "cells", doc: head + "| x | r | pass | |\n", wantErr: "4 cells, want 5"},
+		{name: "duplicate", doc: head + "| x | r1, r2 | pass | | |\n| `x` | r2 | pass | | |\n", wantErr: "already on line 7"},
+		{name: "empty revision", doc: head + "| x | r1, | pass | | |\n", wantErr: "empty scenario or revision"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseTable(tc.doc)
