@@ -45,6 +45,9 @@ func mergeConfigs(configs []*clientconfig.Config, lockDir string) []*configServe
 			cs, seen := byName[s.Name]
 			if !seen {
 				cs = &configServer{Server: s, lockPath: filepath.Join(dir, s.LockName)}
+				if s.Err != nil && len(configs) > 1 {
+					cs.Err = fmt.Errorf("in %s: %w", c.Path, s.Err)
+				}
 				if owner, taken := lockOwner[cs.lockPath]; taken && s.Err == nil {
 					cs.Err = fmt.Errorf("its lock file %s would be the same as server %q's; rename one", s.LockName, owner)
 				}

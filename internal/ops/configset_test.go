@@ -92,6 +92,14 @@ func TestMergeConfigs(t *testing.T) {
 		t.Errorf("off: %+v", off)
 	}
 
+	// An entry's own error says which config, when there are several.
+	bad := stdio("bad", []string{"x"})
+	bad.Err = errors.New("${input:key} needs a prompt")
+	got = mergeConfigs([]*clientconfig.Config{{Path: "e.json", Servers: []clientconfig.Server{bad}}, b}, "locks")
+	if got[0].Err == nil || got[0].Err.Error() != "in e.json: ${input:key} needs a prompt" {
+		t.Errorf("entry error: %v", got[0].Err)
+	}
+
 	// Two names sharing one lock file in one directory are refused.
 	c := &clientconfig.Config{Path: "c.json", Servers: []clientconfig.Server{stdio("a b", []string{"p"})}}
 	d := &clientconfig.Config{Path: "d.json", Servers: []clientconfig.Server{stdio("a_b", []string{"p"})}}
