@@ -1,13 +1,17 @@
 //go:build unix
 
 // Package procbench measures what users wait for: whole warden processes
-// (pin --surface, check --surface, diff) on a 10,000-tool surface and its
-// locks, each paired in the same run with the floor program
+// (pin --surface, check --surface, diff) on a realistic 10,000-tool surface
+// (benchdata.Realistic: shuffled, Unicode, 1,000 resources and 500 prompts)
+// and its locks, each paired in the same run with the floor program
 // (testdata/floor), which only reads the same files, decodes them with
 // encoding/json into generic values and hashes them with SHA-256. The
 // benchmarks report warden's wall time, CPU time and peak memory and their
 // ratios to the floor's; absolute times depend on the machine, the ratios
-// much less. A 1,000-tool live check reports warden's own CPU time.
+// much less. Each paired benchmark runs on both cores ("cores=2") and,
+// where taskset exists, with warden and the floor each bound to the first
+// CPU by taskset -c 0 ("cores=1"). A 1,000-tool live check reports
+// warden's own CPU time.
 //
 // Run them with, for example:
 //
@@ -56,10 +60,12 @@ func newFixture(tb testing.TB, n int) *fixture {
 		driftLock: filepath.Join(dir, "drift.lock"),
 		dir:       dir,
 	}
-	if err := os.WriteFile(f.surface, benchdata.Surface(n, nil), 0o644); err != nil {
+	// Resources and prompts in the proportions of the 10,000-tool surface.
+	resources, prompts := n*benchdata.RealisticResources/tools, n*benchdata.RealisticPrompts/tools
+	if err := os.WriteFile(f.surface, benchdata.Realistic(n, resources, prompts, nil), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(f.drifted, benchdata.Surface(n, benchdata.EveryTenth), 0o644); err != nil {
+	if err := os.WriteFile(f.drifted, benchdata.Realistic(n, resources, prompts, benchdata.EveryTenth), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	for _, p := range [][2]string{{f.surface, f.baseLock}, {f.drifted, f.driftLock}} {
@@ -97,9 +103,16 @@ type usage struct {
 // runProcess runs bin with args through the measure program (see
 // testdata/measure), its output discarded, and requires the exit code want.
 func (f *fixture) runProcess(bin string, want int, args ...string) (usage, error) {
+	return f.runOn(nil, bin, want, args...)
+}
+
+// runOn is runProcess with bin started by the command prefix (taskset -c 0
+// to bind it to one CPU; nil for none), which execs it in its place.
+func (f *fixture) runOn(prefix []string, bin string, want int, args ...string) (usage, error) {
 	out := filepath.Join(f.dir, "measure.out")
 	_ = os.Remove(out) // never read an earlier run's figures
-	cmd := exec.Command(f.measure, append([]string{out, bin}, args...)...)
+	argv := append(append(append([]string{out}, prefix...), bin), args...)
+	cmd := exec.Command(f.measure, argv...)
 	cmd.Stdout = io.Discard
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -121,17 +134,30 @@ func (f *fixture) runProcess(bin string, want int, args ...string) (usage, error
 	return usage{wall: time.Duration(wall), cpu: time.Duration(cpu), maxRSS: rss}, nil
 }
 
-// pair benchmarks one warden command against the floor on files: each
-// iteration runs both, one after the other, so that both see the same
-// machine.
+// pair benchmarks one warden command against the floor on files, as
+// sub-benchmarks on both cores and on one (see pairOn).
 func pair(b *testing.B, f *fixture, wantExit int, files []string, args ...string) {
+	b.Run("cores=2", func(b *testing.B) { pairOn(b, nil, f, wantExit, files, args...) })
+	b.Run("cores=1", func(b *testing.B) {
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			b.Skip("no taskset to bind the processes to one CPU")
+		}
+		pairOn(b, []string{taskset, "-c", "0"}, f, wantExit, files, args...)
+	})
+}
+
+// pairOn benchmarks one warden command against the floor on files, both
+// started by prefix (see runOn): each iteration runs both, one after the
+// other, so that both see the same machine.
+func pairOn(b *testing.B, prefix []string, f *fixture, wantExit int, files []string, args ...string) {
 	var w, fl usage
 	for b.Loop() {
-		wu, err := f.runProcess(f.warden, wantExit, args...)
+		wu, err := f.runOn(prefix, f.warden, wantExit, args...)
 		if err != nil {
 			b.Fatal(err)
 		}
-		fu, err := f.runProcess(f.floor, 0, files...)
+		fu, err := f.runOn(prefix, f.floor, 0, files...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -152,8 +178,9 @@ func pair(b *testing.B, f *fixture, wantExit int, files []string, args ...string
 	b.ReportMetric(float64(w.maxRSS)/float64(fl.maxRSS), "mem-ratio")
 }
 
-// tools is the size of the benchmarks' surface: 10,000 tools, about 42 MB
-// of surface JSON and 100 MB of lock.
+// tools is the size of the benchmarks' surface: 10,000 tools (with 1,000
+// resources and 500 prompts), about 48 MB of surface JSON and 105 MB of
+// lock.
 const tools = 10000
 
 // BenchmarkPinSurface10k: pin --surface --no-snapshot of the 10,000-tool
@@ -269,6 +296,11 @@ func TestHarness(t *testing.T) {
 	} {
 		if _, err := f.runProcess(f.warden, tc.want, tc.args...); err != nil {
 			t.Fatal(err)
+		}
+	}
+	if taskset, err := exec.LookPath("taskset"); err == nil {
+		if _, err := f.runOn([]string{taskset, "-c", "0"}, f.warden, 0, "pin", "--no-snapshot", "--surface", f.surface, "--lock", filepath.Join(f.dir, "one.lock")); err != nil {
+			t.Fatalf("on one CPU: %v", err)
 		}
 	}
 	u, err := f.runProcess(f.floor, 0, f.baseLock, f.surface)
