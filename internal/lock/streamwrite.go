@@ -22,7 +22,11 @@ import (
 // the head that Provisional announced, each is written straight into its
 // place. Otherwise they are kept where they landed and Finish writes the
 // lock again around them, copying each tool's text once. Either way the
-// file holds exactly the bytes WriteFile writes for the finished lock.
+// file holds exactly the bytes WriteFile writes for the finished lock. A
+// pin from a surface file hands the tools over in the lock's order after
+// the final head, so its lock is written once; the copy is left to a pin
+// from standard input, which cannot be read twice, and to the plain read
+// that reports a refused file.
 //
 // A StreamWriter is not safe for concurrent use.
 type StreamWriter struct {

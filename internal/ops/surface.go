@@ -98,15 +98,25 @@ func validateSurface(t Target) error {
 // Tools are decoded on those goroutines too: the file is read once with
 // each tool cut out unparsed (surface.Handler.RawTool), and only when that
 // meets any refusal is it read again the plain way, for the refusal, and
-// its place, exactly as a read one entry at a time gives them. Standard
-// input cannot be read twice and is always read the plain way.
+// its place, exactly as a read one entry at a time gives them. A pin (with
+// a sink) reads a file's tools in the lock's order instead, so that its
+// lock is written once (readSurfaceSorted), on one core too. Standard
+// input cannot be read twice and is always read the plain way: a pin from
+// it whose tools are not in the lock's order writes their text a second
+// time at the end (lock.StreamWriter).
 //
 // A tools, resources or prompts list of more than maxItems items (zero:
 // capture.DefaultMaxItems) is refused, as a capture refuses it.
 func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int, sink *lockSink) (*built, error) {
 	workers := runtime.GOMAXPROCS(0)
-	if path != "-" && workers > 1 {
-		b, err := readSurfaceOn(ctx, path, stdin, maxItems, workers, sink, true)
+	if path != "-" && (workers > 1 || sink != nil) {
+		var b *built
+		var err error
+		if sink != nil {
+			b, err = readSurfaceSorted(ctx, path, maxItems, workers, sink)
+		} else {
+			b, err = readSurfaceOn(ctx, path, stdin, maxItems, workers, nil, true)
+		}
 		if !errors.Is(err, errRefused) {
 			return b, err
 		}
@@ -237,31 +247,12 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	b := lock.NewBuilder()
 	var sc findings.Scanner
 	tools := newToolPool(b, &sc, workers, sink)
-	h := surface.Handler{
-		MaxItems: maxItems,
-		Tool: func(t surface.Tool) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return tools.add(t)
-		},
-		Resource: func(r surface.Resource) error {
-			sc.Resource(r)
-			if sink != nil && sink.snapshot {
-				// The values point into the decoder's blocks.
-				r.Name, r.Description, r.MimeType = r.Name.Clone(), r.Description.Clone(), r.MimeType.Clone()
-				sink.resources = append(sink.resources, r)
-			}
-			return b.AddResource(r)
-		},
-		Prompt: func(p surface.Prompt) error {
-			sc.Prompt(p)
-			if sink != nil && sink.snapshot {
-				p.Description, p.Arguments = p.Description.Clone(), p.Arguments.Clone()
-				sink.prompts = append(sink.prompts, p)
-			}
-			return b.AddPrompt(p)
-		},
+	h := entryHandler(b, &sc, sink, maxItems)
+	h.Tool = func(t surface.Tool) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return tools.add(t)
 	}
 	if sink != nil {
 		h.BeforeTools = sink.provisional
@@ -319,6 +310,33 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	return &built{lock: l, findings: sc.Findings(), protocol: hdr.ProtocolVersion}, nil
 }
 
+// entryHandler is a surface.Handler (without its tool callbacks) adding
+// resources and prompts to b and scanning them with sc, keeping them for
+// the snapshot when the sink writes one, and bounding each list to
+// maxItems.
+func entryHandler(b *lock.Builder, sc *findings.Scanner, sink *lockSink, maxItems int) surface.Handler {
+	return surface.Handler{
+		MaxItems: maxItems,
+		Resource: func(r surface.Resource) error {
+			sc.Resource(r)
+			if sink != nil && sink.snapshot {
+				// The values point into the decoder's blocks.
+				r.Name, r.Description, r.MimeType = r.Name.Clone(), r.Description.Clone(), r.MimeType.Clone()
+				sink.resources = append(sink.resources, r)
+			}
+			return b.AddResource(r)
+		},
+		Prompt: func(p surface.Prompt) error {
+			sc.Prompt(p)
+			if sink != nil && sink.snapshot {
+				p.Description, p.Arguments = p.Description.Clone(), p.Arguments.Clone()
+				sink.prompts = append(sink.prompts, p)
+			}
+			return b.AddPrompt(p)
+		},
+	}
+}
+
 // errStopped tells Decode to hand out no more tools: one already failed.
 var errStopped = errors.New("stopped after an earlier tool failed")
 
@@ -364,6 +382,8 @@ type toolJob struct {
 	t   surface.Tool
 	// raw, when not nil, is the tool's text, to be parsed into t.
 	raw []byte
+	// want, when not empty, is the name the parsed tool must have.
+	want string
 }
 
 // toolDone is a built tool (or its failure) and its rendered lock text.
@@ -421,8 +441,12 @@ func (p *toolPool) add(t surface.Tool) error { return p.queue(toolJob{t: t}) }
 // addRaw parses and builds the tool whose text is raw (which it keeps),
 // or queues it for a worker, and returns a buffer to cut the next tool
 // into: one a worker is done with, when there is one.
-func (p *toolPool) addRaw(raw []byte) ([]byte, error) {
-	if err := p.queue(toolJob{raw: raw}); err != nil {
+func (p *toolPool) addRaw(raw []byte) ([]byte, error) { return p.queueRaw(raw, "") }
+
+// queueRaw is addRaw for a tool that must be named want (any name when
+// want is empty).
+func (p *toolPool) queueRaw(raw []byte, want string) ([]byte, error) {
+	if err := p.queue(toolJob{raw: raw, want: want}); err != nil {
 		return nil, err
 	}
 	if p.raws == nil {
@@ -467,6 +491,9 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 			case p.raws <- j.raw:
 			default:
 			}
+		}
+		if err == nil && j.want != "" && j.t.Name != j.want {
+			err = fmt.Errorf("tool %q was read as %q", j.t.Name, j.want)
 		}
 		if err != nil {
 			p.fail(j.seq)
