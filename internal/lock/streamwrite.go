@@ -44,8 +44,11 @@ type StreamWriter struct {
 	spans  []toolSpan // where each tool's text sits in f, in arrival order
 	err    error
 	// released is closed once the cached pages of the lock this one
-	// replaces are dropped (see releaseReplaced); nil when not started.
+	// replaces are dropped (see releaseReplaced); nil when not started
+	// or done with.
 	released <-chan struct{}
+	// releasing is set once releaseReplaced has been started.
+	releasing bool
 }
 
 // toolSpan is where one tool's text sits in the temporary file.
@@ -77,6 +80,17 @@ func (w *StreamWriter) Provisional(l *Lock) {
 	w.head = e.b
 }
 
+// Prepare starts dropping the cached pages of the lock this one will
+// replace, which Add otherwise starts with the first tool: a caller that
+// reads its whole input before the first tool calls it first, so that the
+// kernel's work overlaps the reading.
+func (w *StreamWriter) Prepare() {
+	if !w.releasing {
+		w.releasing = true
+		w.released = releaseReplaced(w.path)
+	}
+}
+
 // Add writes the next tool's text (AppendToolText of the entry named
 // name). After an error every call returns it.
 func (w *StreamWriter) Add(name string, text []byte) error {
@@ -87,7 +101,7 @@ func (w *StreamWriter) Add(name string, text []byte) error {
 		if w.f, w.err = createTemp(w.path); w.err != nil {
 			return w.err
 		}
-		w.released = releaseReplaced(w.path)
+		w.Prepare()
 		w.bw = bufio.NewWriterSize(&fileWriter{f: w.f, path: w.path}, writeBuffer)
 		if w.head != nil {
 			w.write(w.head)
@@ -132,6 +146,7 @@ func (w *StreamWriter) write(p []byte) {
 // when Finish returns.
 func (w *StreamWriter) Finish(l *Lock, check func() error) error {
 	if w.f == nil && w.err == nil {
+		w.waitReleased() // started by Prepare, if at all
 		if len(l.Tools) > 0 {
 			return fmt.Errorf("write lock %s: the lock has %d tools but none was written", w.path, len(l.Tools))
 		}

@@ -51,6 +51,9 @@ func readSurfaceSorted(ctx context.Context, path string, maxItems, workers int, 
 		return nil, err
 	}
 	defer f.Close()
+	// The first pass leaves a core idle: the old lock's pages are dropped
+	// meanwhile.
+	sink.w.Prepare()
 	b := lock.NewBuilder()
 	var sc findings.Scanner
 	dec := jsonv.NewDecoder(f, jsonv.Options{})
