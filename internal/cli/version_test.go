@@ -12,6 +12,16 @@ func TestResolveVersion(t *testing.T) {
 		}
 	}
 	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	vcs := func(settings ...string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/wardenlock/warden", Version: "(devel)"}}
+			for i := 0; i+1 < len(settings); i += 2 {
+				bi.Settings = append(bi.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+			}
+			return bi, true
+		}
+	}
+	const rev = "c4a48acfab8bda9906d9a7f7231b0182008350aa"
 	tests := []struct {
 		name    string
 		stamped string
@@ -23,7 +33,18 @@ func TestResolveVersion(t *testing.T) {
 		{"stamp wins over build info", "1.4.0", info("v1.3.9"), "1.4.0"},
 		{"go install module@v1.4.0", "dev", info("v1.4.0"), "1.4.0"},
 		{"go install from a pseudo-version", "dev", info("v0.0.0-20261101120000-abcdef123456"), "0.0.0-20261101120000-abcdef123456"},
-		{"local build", "dev", info("(devel)"), "dev"},
+		{"local build without a VCS stamp", "dev", info("(devel)"), "dev"},
+		{"checkout build, Go 1.24+ pseudo-version", "dev", info("v0.0.0-20261202011144-c4a48acfab8b"), "0.0.0-20261202011144-c4a48acfab8b"},
+		{"checkout build, dirty tree", "dev", info("v0.0.0-20261202011144-c4a48acfab8b+dirty"), "0.0.0-20261202011144-c4a48acfab8b+dirty"},
+		{"VCS stamp only", "dev", vcs("vcs", "git", "vcs.revision", rev, "vcs.time", "2026-12-02T01:11:44Z", "vcs.modified", "false"), "0.0.0-20261202011144-c4a48acfab8b"},
+		{"VCS stamp, modified", "", vcs("vcs.revision", rev, "vcs.time", "2026-12-02T01:11:44Z", "vcs.modified", "true"), "0.0.0-20261202011144-c4a48acfab8b+dirty"},
+		{"VCS stamp, time in another zone", "dev", vcs("vcs.revision", rev, "vcs.time", "2026-12-02T03:11:44+02:00"), "0.0.0-20261202011144-c4a48acfab8b"},
+		{"VCS stamp without a time", "dev", vcs("vcs.revision", rev), "0.0.0-c4a48acfab8b"},
+		{"VCS stamp with a bad time", "dev", vcs("vcs.revision", rev, "vcs.time", "yesterday"), "0.0.0-c4a48acfab8b"},
+		{"short revision", "dev", vcs("vcs.revision", "abc123"), "0.0.0-abc123"},
+		{"revision that is not hex", "dev", vcs("vcs.revision", "not-a-revision"), "dev"},
+		{"empty revision", "dev", vcs("vcs.revision", "", "vcs.modified", "true"), "dev"},
+		{"stamp wins over VCS", "1.4.0", vcs("vcs.revision", rev), "1.4.0"},
 		{"empty build info", "", info(""), "dev"},
 		{"no build info", "dev", none, "dev"},
 		{"nil reader", "", nil, "dev"},
