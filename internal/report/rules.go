@@ -125,3 +125,25 @@ func FindingAnnotationCommand(severity string) string {
 	}
 	return "warning"
 }
+
+// DocsURI is where a SARIF rule's helpUri points: the project's docs
+// folder on its main branch, under InformationURI.
+const DocsURI = InformationURI + "/blob/main/docs/"
+
+// HelpURI returns the SARIF helpUri of a rule id: the row of its drift
+// class in docs/drift.md ("#tool-added" for WRD-DRIFT-TOOL-ADDED) or of its
+// finding in docs/findings.md ("#wrd-cap-shell"). A rule warden does not
+// know (a newer producer's) links to the list it would belong to.
+func HelpURI(ruleID string) string {
+	known := Describe(ruleID).Known
+	if class, ok := strings.CutPrefix(ruleID, DriftRulePrefix); ok {
+		if !known {
+			return DocsURI + "drift.md#drift-classes"
+		}
+		return DocsURI + "drift.md#" + strings.ToLower(class)
+	}
+	if !known {
+		return DocsURI + "findings.md#catalogue"
+	}
+	return DocsURI + "findings.md#" + strings.ToLower(ruleID)
+}

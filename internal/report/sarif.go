@@ -242,6 +242,7 @@ func buildRule(id, severity string) *sarif.ReportingDescriptor {
 		WithShortDescription(sarif.NewMultiformatMessageString(rt.Short)).
 		WithFullDescription(sarif.NewMultiformatMessageString(rt.Full)).
 		WithHelp(sarif.NewMultiformatMessageString(text).WithMarkdown(md)).
+		WithHelpURI(HelpURI(id)).
 		WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(ResultLevel(id, severity))).
 		WithProperties(sarif.Properties{
 			"tags":              []string{"security", "mcp", rt.Kind, rt.Category},
