@@ -118,6 +118,16 @@ type Options struct {
 	// point creates one per process; nil skips the orphan sweep.
 	Reaper *Reaper
 
+	// StartupTimeout bounds, over the whole capture, the time stdio servers
+	// spend starting: from a spawn until the server reads what warden wrote
+	// to it. That time does not use up Timeout, so a package runner's first
+	// download of a server (npx on a cold cache) does not fail the capture.
+	// Zero means DefaultStartupTimeout. Where the pipe cannot be inspected
+	// (not Linux) start-up counts against Timeout as before.
+	StartupTimeout time.Duration
+	// Progress, when set, is called with a line saying what the capture
+	// waits for and how long so far, after 5 s of waiting and every 10 s.
+	Progress func(line string)
 	// AcceptListErrors names, per list ("tools", "resources", "prompts"),
 	// the one JSON-RPC error code a server may answer that list's first page
 	// with and still be captured: the section is then empty and the surface
@@ -180,10 +190,11 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
+	clk := newClock(ctx, cfg)
+	defer clk.release()
+	var cctx context.Context = clk
 
-	n := &negotiator{cfg: cfg, budget: &budget{limit: cfg.MaxTotalBytes}}
+	n := &negotiator{cfg: cfg, budget: &budget{limit: cfg.MaxTotalBytes}, clock: clk}
 	var surf *surface.Surface
 	if cfg.url != nil {
 		surf, err = n.overHTTP(cctx)
@@ -191,7 +202,7 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 		surf, err = n.overStdio(cctx)
 	}
 	if err != nil {
-		return nil, cfg.failure(ctx, cctx, n.eraHint(err), n.diag, n.stage, n.stray)
+		return nil, cfg.failure(ctx, cctx, n.eraHint(err), n.diag, n.stage, n.stray, clk.startupSpent())
 	}
 	switch {
 	case cfg.Identity != nil:
@@ -212,11 +223,14 @@ func configure(o Options) (*config, error) {
 		return nil, errors.New("capture: both a command and a URL were given")
 	case len(o.Argv) == 0 && o.URL == "":
 		return nil, errors.New("capture: neither a command nor a URL was given")
-	case o.Timeout < 0 || o.MaxPages < 0 || o.MaxItems < 0 || o.MaxMessageBytes < 0 || o.MaxTotalBytes < 0:
+	case o.Timeout < 0 || o.StartupTimeout < 0 || o.MaxPages < 0 || o.MaxItems < 0 || o.MaxMessageBytes < 0 || o.MaxTotalBytes < 0:
 		return nil, errors.New("capture: timeout and limits must not be negative")
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.StartupTimeout == 0 {
+		cfg.StartupTimeout = DefaultStartupTimeout
 	}
 	if cfg.MaxPages == 0 {
 		cfg.MaxPages = DefaultMaxPages
@@ -292,7 +306,7 @@ func configure(o Options) (*config, error) {
 // failure turns an error from any stage into the one-line *Error the CLI
 // prints. diag is what the transport learned while shutting down (exit
 // status, stderr tail); it is already sanitised.
-func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage, stray string) error {
+func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage, stray string, neverStarted bool) error {
 	name := oneLine(cfg.display, 200)
 	var e *Error
 	switch {
@@ -301,6 +315,13 @@ func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage,
 		return e
 	case parent.Err() != nil:
 		return &Error{Kind: Failed, msg: fmt.Sprintf("Capture of MCP server '%s' was cancelled.", name), err: parent.Err()}
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) && neverStarted:
+		secs := strconv.FormatFloat(cfg.StartupTimeout.Seconds(), 'f', -1, 64)
+		msg := fmt.Sprintf("MCP server '%s' did not start within %ss: it never read its input (allow more time with --startup-timeout SECONDS, the Action's startup-timeout input).", name, secs)
+		if hint := downloadHint(cfg.Argv, "--startup-timeout SECONDS (the Action's startup-timeout input)"); hint != "" {
+			msg = fmt.Sprintf("MCP server '%s' did not start within %ss: it never read its input; %s.", name, secs, hint)
+		}
+		return &Error{Kind: TimedOut, msg: withDiag(msg, diag), err: context.DeadlineExceeded}
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		secs := strconv.FormatFloat(cfg.Timeout.Seconds(), 'f', -1, 64)
 		what := "did not complete the handshake"
@@ -315,7 +336,7 @@ func (cfg *config) failure(parent, cctx context.Context, err error, diag, stage,
 			msg = fmt.Sprintf("MCP server at '%s' %s within %ss (it may be unreachable or hung).", name, what, secs)
 		} else {
 			msg = fmt.Sprintf("MCP server '%s' %s within %ss (it may be hung or waiting on input).", name, what, secs)
-			if hint := downloadHint(cfg.Argv); hint != "" {
+			if hint := downloadHint(cfg.Argv, "--timeout SECONDS (the Action's timeout input)"); hint != "" {
 				msg = strings.TrimSuffix(msg, ".") + "; " + hint
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestDownloadHint(t *testing.T) {
 		{nil, ""},
 	}
 	for _, tt := range tests {
-		got := downloadHint(tt.argv)
+		got := downloadHint(tt.argv, "--timeout SECONDS")
 		switch {
 		case tt.want == "" && got != "":
 			t.Errorf("downloadHint(%q) = %q, want none", tt.argv, got)
@@ -85,23 +86,48 @@ func TestCaptureNonJSONStdoutQuotesIt(t *testing.T) {
 		"log to stderr")
 }
 
-// TestCaptureTimeoutSuggestsTimeoutForNpx: a launch through npx that times
-// out (npx may still be downloading the package) suggests --timeout; the
-// same hang under another name does not.
+// TestCaptureTimeoutSuggestsTimeoutForNpx: a server that never reads its
+// input has not started (npx may still be downloading the package): it fails
+// after the start-up budget, suggesting --startup-timeout for a package
+// runner; one that reads its input and never answers fails after --timeout,
+// suggesting --timeout for a package runner; the same hangs under another
+// name suggest neither.
 func TestCaptureTimeoutSuggestsTimeoutForNpx(t *testing.T) {
 	t.Parallel()
+	if _, ok := pendingBytes(os.Stdin); !ok && runtime.GOOS != "linux" {
+		t.Skip("start-up is told apart only where the stdin pipe can be inspected (Linux)")
+	}
 	dir := t.TempDir()
-	// A stand-in npx that never answers, as npx does while it downloads.
-	script := "#!/bin/sh\nexec sleep 30\n"
-	for _, name := range []string{"npx", "slow-server"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+	scripts := map[string]string{
+		// Stand-ins that never read their input, as npx does while it
+		// downloads, and that read it and never answer.
+		"npx": "#!/bin/sh\nexec sleep 30\n", "slow-server": "#!/bin/sh\nexec sleep 30\n",
+		"reader/npx": "#!/bin/sh\nwhile read -r line; do :; done\n", "reader/slow-server": "#!/bin/sh\nwhile read -r line; do :; done\n",
+	}
+	for name, script := range scripts {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := run(t, Options{Argv: []string{filepath.Join(dir, "npx"), "-y", "some-server@1.0.0"}, Timeout: 500 * time.Millisecond})
+	o := func(name string) Options {
+		return Options{Argv: []string{filepath.Join(dir, filepath.FromSlash(name)), "-y", "some-server@1.0.0"},
+			Timeout: 500 * time.Millisecond, StartupTimeout: 700 * time.Millisecond}
+	}
+	_, err := run(t, o("npx"))
+	wantFailure(t, err, TimedOut, "did not start within 0.7s: it never read its input",
+		"npx may still have been downloading the server", "allow more time with --startup-timeout SECONDS")
+	_, err = run(t, o("slow-server"))
+	if e := wantFailure(t, err, TimedOut, "did not start within 0.7s", "--startup-timeout SECONDS"); strings.Contains(e.Error(), "downloading") {
+		t.Errorf("a plain server's start-up suggests a download: %v", e)
+	}
+	_, err = run(t, o("reader/npx"))
 	wantFailure(t, err, TimedOut, "did not complete the handshake", "within 0.5s",
 		"npx may still have been downloading the server", "allow more time with --timeout SECONDS")
-	_, err = run(t, Options{Argv: []string{filepath.Join(dir, "slow-server")}, Timeout: 500 * time.Millisecond})
+	_, err = run(t, o("reader/slow-server"))
 	if e := wantFailure(t, err, TimedOut, "did not complete the handshake", "within 0.5s"); strings.Contains(e.Error(), "--timeout") {
 		t.Errorf("a plain server's timeout suggests --timeout: %v", e)
 	}

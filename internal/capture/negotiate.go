@@ -30,13 +30,25 @@ type negotiator struct {
 	// probeAnswered is set once the server answered a server/discover
 	// probe: its era verdict then rests on the server's own word.
 	probeAnswered bool
+	// clock is the capture's deadline; it waits out each stdio server's
+	// start-up and hears what the capture waits for.
+	clock *clock
 	// reachedModern is set once the capture went the modern way.
 	reachedModern bool
 }
 
 // session starts a session over a fresh connection.
 func (n *negotiator) session(c conn) *session {
-	return &session{c: c, cfg: n.cfg, budget: n.budget}
+	return &session{c: c, cfg: n.cfg, budget: n.budget, clock: n.clock}
+}
+
+// startStdio spawns the server and has the clock wait out its start-up.
+func (n *negotiator) startStdio(ctx context.Context) (*stdioConn, error) {
+	c, err := startStdio(ctx, n.cfg, n.budget)
+	if err == nil && n.clock != nil {
+		n.clock.watch(c)
+	}
+	return c, err
 }
 
 // finish closes a connection, keeping its diagnostic and stage if the
@@ -111,7 +123,7 @@ func (n *negotiator) stdioAuto(ctx context.Context) (*surface.Surface, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		spawned := time.Now()
-		c, err := startStdio(ctx, n.cfg, n.budget)
+		c, err := n.startStdio(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +227,7 @@ func reprobes(err error) bool {
 func (n *negotiator) stdioProbe(ctx context.Context) (*surface.Surface, bool, error) {
 	wait := probeTimeout(n.cfg.Timeout)
 	spawned := time.Now()
-	c, err := startStdio(ctx, n.cfg, n.budget)
+	c, err := n.startStdio(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -256,7 +268,7 @@ func unanswered(pctx context.Context, err error) bool {
 // forward set, an initialize refused with -32022 naming the modern revision
 // moves the capture to a fresh process in the modern era.
 func (n *negotiator) stdioLegacy(ctx context.Context, forward bool) (*surface.Surface, error) {
-	c, err := startStdio(ctx, n.cfg, n.budget)
+	c, err := n.startStdio(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +310,7 @@ func (n *negotiator) legacyOn(ctx context.Context, s *session, forward bool) (*s
 
 // stdioModern spawns the server and captures it in the modern era.
 func (n *negotiator) stdioModern(ctx context.Context) (*surface.Surface, error) {
-	c, err := startStdio(ctx, n.cfg, n.budget)
+	c, err := n.startStdio(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -239,4 +241,63 @@ func jsonString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// TestCaptureStartupDoesNotUseTheTimeout: time a stdio server spends
+// starting, before it reads its input (npx downloading it), counts against
+// StartupTimeout, not Timeout, and the capture says what it waits for.
+func TestCaptureStartupDoesNotUseTheTimeout(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("start-up is told apart only where the stdin pipe can be inspected (Linux)")
+	}
+	era := testserver.Build(t, eraPkg)
+	t.Run("slow-start-within-budget", func(t *testing.T) {
+		t.Parallel()
+		var mu sync.Mutex
+		var lines []string
+		progress := func(l string) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, l)
+		}
+		s, err := run(t, Options{Argv: []string{era, "-era", "modern", "-start-delay", "6s"},
+			Timeout: 2 * time.Second, StartupTimeout: 20 * time.Second, Progress: progress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ProtocolVersion != ModernProtocolVersion || toolNames(s) != eraTools {
+			t.Errorf("captured %s with tools %s", s.ProtocolVersion, toolNames(s))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(lines) == 0 || !strings.Contains(lines[0], "to start (it has not read its input yet") || !strings.Contains(lines[0], "up to 20 s for its start-up") {
+			t.Errorf("progress lines %q", lines)
+		}
+	})
+	t.Run("start-up-budget-spent", func(t *testing.T) {
+		t.Parallel()
+		_, err := run(t, Options{Argv: []string{era, "-era", "modern", "-start-delay", "5s"},
+			Timeout: time.Second, StartupTimeout: time.Second})
+		wantFailure(t, err, TimedOut, "did not start within 1s: it never read its input", "--startup-timeout SECONDS")
+	})
+	t.Run("waiting-for-an-answer", func(t *testing.T) {
+		t.Parallel()
+		var mu sync.Mutex
+		var lines []string
+		argv := []string{era, "-era", "legacy", "-unknown", "silent"}
+		_, err := run(t, Options{Argv: argv, Timeout: 30 * time.Second, Progress: func(l string) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, l)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(lines) == 0 || !strings.Contains(lines[0], "to answer server/discover") || !strings.Contains(lines[0], "(the timeout is 30 s)") {
+			t.Errorf("progress lines %q", lines)
+		}
+	})
 }

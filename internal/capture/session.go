@@ -62,8 +62,18 @@ type session struct {
 	// that answers id 1 with "1" or 1.0 otherwise just looks hung.
 	strays     int
 	firstStray string
+	// clock, when set, hears what the session waits for.
+	clock *clock
 	// accepted are the list errors accepted so far (Options.AcceptListErrors).
 	accepted []surface.AcceptedError
+}
+
+// setStage records what the session now waits for.
+func (s *session) setStage(stage string) {
+	s.stage = stage
+	if s.clock != nil {
+		s.clock.waiting(stage)
+	}
 }
 
 // strayNote describes the stray replies for a failure message, or "".
@@ -217,7 +227,7 @@ func (s *session) accepts(list string, code int64) bool {
 // skipped, since the reply to the probe decides the era.
 func (s *session) discover(ctx context.Context) (*jsonv.Value, error) {
 	s.modern = true
-	s.stage = "server/discover"
+	s.setStage("server/discover")
 	return s.exchange(ctx, "server/discover", nil, true)
 }
 
@@ -254,7 +264,7 @@ func (s *session) initialize(ctx context.Context) (string, *jsonv.Value, error) 
 			jsonv.M("version", jsonv.NewString(s.cfg.Version)),
 		)),
 	)
-	s.stage = "initialize"
+	s.setStage("initialize")
 	res, err := s.call(ctx, "initialize", params)
 	if err != nil {
 		return "", nil, fmt.Errorf("initialize: %w", err)
@@ -309,7 +319,7 @@ func (s *session) listAll(ctx context.Context, method, key string, unadvertised 
 		if page > 1 {
 			params = jsonv.NewObject(jsonv.M("cursor", jsonv.NewString(cursor)))
 		}
-		s.stage = fmt.Sprintf("%s (page %d)", method, page)
+		s.setStage(fmt.Sprintf("%s (page %d)", method, page))
 		var res *jsonv.Value
 		var err error
 		if page == 1 && unadvertised {

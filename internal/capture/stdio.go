@@ -100,6 +100,8 @@ type stdioConn struct {
 	ring   tailRing
 	budget *budget
 
+	wroteFlag
+
 	msgs       chan inbound
 	quit       chan struct{}
 	stderrDone chan struct{}
@@ -312,6 +314,7 @@ func (c *stdioConn) send(ctx context.Context, msg []byte, _ msgKind, _ string) e
 		}
 		return &goneError{fmt.Sprintf("writing to the server's stdin: %v", err)}
 	}
+	c.wrote.Store(true)
 	return nil
 }
 

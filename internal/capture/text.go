@@ -138,8 +138,9 @@ func notJSON(line []byte, err error) error {
 // downloadHint says, for a launch through a package runner that downloads
 // the server on first use (npx, npm exec, pnpm dlx, yarn dlx, bunx, uvx,
 // pipx run), that a timeout may only mean the download took longer than
-// the capture allowed. Empty for any other launch.
-func downloadHint(argv []string) string {
+// the capture allowed, and flag, the option that allows more. Empty for any
+// other launch.
+func downloadHint(argv []string, flag string) string {
 	if len(argv) == 0 {
 		return ""
 	}
@@ -161,5 +162,5 @@ func downloadHint(argv []string) string {
 	default:
 		return ""
 	}
-	return runner + " may still have been downloading the server (a first run fetches the package); allow more time with --timeout SECONDS (the Action's timeout input)"
+	return runner + " may still have been downloading the server (a first run fetches the package); allow more time with " + flag
 }
