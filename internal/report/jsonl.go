@@ -27,7 +27,10 @@ func JSONL(findings []lock.Finding, items []drift.Item) string {
 	return b.String()
 }
 
-// records are the --json records, findings first and then drift.
+// records are the --json records, findings first and then drift. A
+// finding's level is its SARIF level (FindingLevel: informational, at most
+// "warning"), not the reference's Level, so the two reports agree; drift
+// keeps Level.
 func records(findings []lock.Finding, items []drift.Item) []*jsonv.Value {
 	recs := make([]*jsonv.Value, 0, len(findings)+len(items))
 	str := jsonv.NewString
@@ -36,7 +39,7 @@ func records(findings []lock.Finding, items []drift.Item) []*jsonv.Value {
 			jsonv.M("kind", str("finding")),
 			jsonv.M("rule_id", str(f.RuleID)),
 			jsonv.M("severity", str(f.Severity)),
-			jsonv.M("level", str(Level(f.Severity))),
+			jsonv.M("level", str(FindingLevel(f.Severity))),
 			jsonv.M("target", str(f.Target)),
 			jsonv.M("message", str(f.Message)),
 			jsonv.M("snippet", str(f.Snippet)),

@@ -244,10 +244,21 @@ func buildRule(id, severity string) *sarif.ReportingDescriptor {
 		WithHelp(sarif.NewMultiformatMessageString(text).WithMarkdown(md)).
 		WithHelpURI(HelpURI(id)).
 		WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(ResultLevel(id, severity))).
-		WithProperties(sarif.Properties{
-			"tags":              []string{"security", "mcp", rt.Kind, rt.Category},
-			"security-severity": SecuritySeverity(severity),
-		})
+		WithProperties(ruleProperties(id, severity, rt))
+}
+
+// ruleProperties are a rule's tags and, for drift only, the
+// security-severity code scanning ranks security alerts by. A finding
+// rule has none: findings are informational (they never change the exit
+// code), so code scanning shows them by their level (warning or note) and
+// never as a High or Critical security alert that a branch protection
+// rule would block on, whatever the finding's own severity.
+func ruleProperties(id, severity string, rt RuleText) sarif.Properties {
+	props := sarif.Properties{"tags": []string{"security", "mcp", rt.Kind, rt.Category}}
+	if isDriftRule(id) {
+		props["security-severity"] = SecuritySeverity(severity)
+	}
+	return props
 }
 
 // buildResult is one SARIF result located in the lock file.

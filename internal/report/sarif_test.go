@@ -133,11 +133,16 @@ func TestSARIF(t *testing.T) {
 	if !reflect.DeepEqual(gotRules, wantRules) {
 		t.Errorf("rules = %v, want %v", gotRules, wantRules)
 	}
-	ruleProps := map[string]struct{ sec, level, kind string }{
-		"WRD-CAP-SHELL":                  {"9.5", "warning", "finding"},
+	// Finding rules carry no security-severity: informational, they must
+	// not become High or Critical security alerts in code scanning.
+	ruleProps := map[string]struct {
+		sec         any
+		level, kind string
+	}{
+		"WRD-CAP-SHELL":                  {nil, "warning", "finding"},
 		"WRD-DRIFT-DESCRIPTION-MODIFIED": {"2.0", "note", "drift"},
 		"WRD-DRIFT-TOOL-REMOVED":         {"5.5", "warning", "drift"},
-		"WRD-SUP-NPX-UNPINNED":           {"8.0", "warning", "finding"},
+		"WRD-SUP-NPX-UNPINNED":           {nil, "warning", "finding"},
 	}
 	for _, r := range d.Rules {
 		want, ok := ruleProps[r.ID]
@@ -145,7 +150,7 @@ func TestSARIF(t *testing.T) {
 			continue
 		}
 		if r.Properties["security-severity"] != want.sec || r.DefaultConfiguration.Level != want.level {
-			t.Errorf("rule %s: security-severity %v level %q, want %s %s", r.ID,
+			t.Errorf("rule %s: security-severity %v level %q, want %v %s", r.ID,
 				r.Properties["security-severity"], r.DefaultConfiguration.Level, want.sec, want.level)
 		}
 		tags, _ := r.Properties["tags"].([]any)

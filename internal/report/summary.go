@@ -416,9 +416,7 @@ func renderSummary(s Summary) string {
 	}
 
 	if s.Verdict == VerdictDrift {
-		b.WriteString("### Review and re-pin\n\n" +
-			"If the change is expected, review it and re-pin with your approval, then commit the new lock. " +
-			"If it is not, do not re-pin: treat the server update as suspect.\n\n")
+		b.WriteString("### Review and re-pin\n\n" + RepinAdvice + "\n\n")
 		if len(s.ReviewCommands) > 0 {
 			b.WriteString("<pre>\n")
 			for _, c := range s.ReviewCommands {

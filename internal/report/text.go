@@ -141,9 +141,14 @@ func writeItemsText(bw *bufio.Writer, entries []shown) {
 	writeTableNotes(bw, []string{"SEVERITY", "CLASS", "TARGET", "MESSAGE"}, rows, notes)
 }
 
+// FindingsNote is the line under a table of static findings: they are
+// informational, whatever their severity.
+const FindingsNote = "  findings are informational: they never change the exit code (review them like code)"
+
 // WritePinText writes the human result of a pin: the lock path, its overall
 // digest, the entry counts, the approver when the pin was approved, and the
-// static findings as a table (or "no static findings").
+// static findings as a table followed by FindingsNote (or "no static
+// findings").
 func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Finding) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "pinned -> %s\n", TerminalSafe(lockPath))
@@ -167,6 +172,7 @@ func WritePinText(w io.Writer, lockPath string, l *lock.Lock, findings []lock.Fi
 			rows = append(rows, cells[len(cells)-4:])
 		}
 		writeTable(bw, []string{"SEVERITY", "RULE", "TARGET", "SNIPPET"}, rows)
+		bw.WriteString(FindingsNote + "\n")
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write pin result: %w", err)
