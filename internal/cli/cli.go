@@ -58,7 +58,7 @@ commands:
   action       the GitHub Action entrypoint
   version      print warden's version
 
-Run 'warden <command> -h' for a command's flags.`
+Run 'warden <command> -h' or 'warden help <command>' for a command's flags.`
 
 // Main runs one command and returns the process exit code. Cancelling ctx
 // (main does on SIGINT or SIGTERM) stops the command before it launches a
@@ -145,7 +145,9 @@ func dispatch(ctx context.Context, env Env, cmd string, args []string) int {
 	case "version", "--version", "-version":
 		fmt.Fprintf(env.Stdout, "warden %s\n", env.Version)
 		return ExitClean
-	case "help", "-h", "--help":
+	case "help":
+		return runHelp(ctx, env, args)
+	case "-h", "--help":
 		fmt.Fprintln(env.Stdout, usage)
 		return ExitClean
 	}

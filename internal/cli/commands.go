@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -112,9 +113,11 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 
 func newFlagSet(env Env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	// Messages wait in a buffer: flagsDone sends -h's usage to stdout and
+	// an error's to stderr.
+	fs.SetOutput(new(bytes.Buffer))
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "usage: warden %s\n\nflags:\n", synopsis)
+		fmt.Fprintf(fs.Output(), "usage: warden %s\n\nflags:\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -140,7 +143,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	var acceptErrs listFlag
 	fs.Var(&acceptErrs, "accept-list-error", "accept `LIST=CODE` (e.g. resources=-32603): that JSON-RPC error on the list's first page pins an empty section, recorded in the lock (repeatable, one code per list)")
 	if err := fs.Parse(args); err != nil {
-		return ExitError
+		return flagsDone(env, fs, err)
 	}
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	accepts, err := ops.ParseAcceptListErrors(acceptErrs)
@@ -151,6 +154,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return failJSON(env, of, oneLine(err))
 	}
 	if err := sf.usedWith(fs); err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	if err := checkSARIFPath(of.sarif); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
 	if cf.given() {
@@ -171,6 +177,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if *approve && *approver == "" {
 		return failJSON(env, of, "--approve needs --approver ID (or WARDEN_APPROVER)")
 	}
+	// Read before the pin replaces it: a pin without --approve drops the
+	// lock's approval, which the user must hear.
+	dropsApproval := !*approve && wasApproved(*lockPath)
 	res, err := ops.Pin(ctx, ops.PinOptions{
 		Surface:           sf.path,
 		Stdin:             env.Stdin,
@@ -188,7 +197,10 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		AllowSecretInSnapshot: *allowSecretSnap,
 	})
 	if err != nil {
-		return failJSON(env, of, oneLine(err))
+		if sf.path != "" {
+			return failJSON(env, of, surfaceError(sf.path, err))
+		}
+		return failJSON(env, of, oneLine(err)+captureHint(err, target))
 	}
 	// The lock is written; a signal since then still stops the report.
 	if err := ops.Cancelled(ctx); err != nil {
@@ -199,6 +211,10 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	}
 	if err := printSnapshot(env, of, res); err != nil {
 		return failJSON(env, of, oneLine(err))
+	}
+	if dropsApproval {
+		fmt.Fprintf(env.Stderr, "note: %s was approved; this pin is not, so the approval was dropped (pin with --approve --approver ID, or run 'warden approve --lock %s --approver ID' after review)\n",
+			sanitize(*lockPath), sanitize(report.ShellQuote(*lockPath)))
 	}
 	return ExitClean
 }
@@ -215,7 +231,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	sf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	if err := fs.Parse(args); err != nil {
-		return ExitError
+		return flagsDone(env, fs, err)
 	}
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
@@ -224,8 +240,14 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := sf.usedWith(fs); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
+	if err := checkSARIFPath(of.sarif); err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
 	if cf.given() {
 		return runCheckConfig(ctx, env, &cf, &tf, of)
+	}
+	if sf.path == "" && fs.NArg() == 0 && tf.url == "" {
+		return failJSON(env, of, noServer(*lockPath))
 	}
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
@@ -234,12 +256,15 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin})
 	if err != nil {
-		return failJSON(env, of, oneLine(err))
+		if sf.path != "" {
+			return failJSON(env, of, surfaceError(sf.path, err))
+		}
+		return failJSON(env, of, oneLine(err)+captureHint(err, target))
 	}
 	if err := ops.Cancelled(ctx); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
-	if err := printCheck(env, of, *lockPath, res); err != nil {
+	if err := printCheck(env, of, *lockPath, sf.path, res); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
 	if len(res.Drift) > 0 {
@@ -255,10 +280,13 @@ func runDiff(ctx context.Context, env Env, args []string) int {
 	exitCode := fs.Bool("exit-code", false, "exit 1 when integrity drift exists")
 	locks, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitError
+		return flagsDone(env, fs, err)
 	}
 	if len(locks) != 2 {
 		return failJSON(env, of, "diff needs exactly two lock files: warden diff A.lock B.lock")
+	}
+	if err := checkSARIFPath(of.sarif); err != nil {
+		return failJSON(env, of, oneLine(err))
 	}
 	res, err := ops.Diff(ctx, locks[0], locks[1])
 	if err != nil {
@@ -284,7 +312,7 @@ func runApprove(ctx context.Context, env Env, args []string) int {
 	note := fs.String("note", "", "attestation `note` (at most 1000 characters)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitError
+		return flagsDone(env, fs, err)
 	}
 	if len(rest) > 0 {
 		return fail(env, fmt.Sprintf("approve takes no arguments (got %q); use --lock PATH", rest[0]))
@@ -303,7 +331,7 @@ func runRotate(ctx context.Context, env Env, args []string) int {
 	note := fs.String("note", "", "attestation `note` (at most 1000 characters)")
 	locks, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitError
+		return flagsDone(env, fs, err)
 	}
 	if len(locks) != 1 {
 		return fail(env, "lock rotate needs exactly one lock file")

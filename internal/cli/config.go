@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
@@ -180,6 +181,9 @@ func reportConfig(env Env, of outputFlags, mode string, runs []ops.ServerRun) in
 	var err error
 	if of.json {
 		err = report.WriteServerJSONL(env.Stdout, reports)
+		if err == nil && mode == "check" {
+			_, err = io.WriteString(env.Stdout, report.ServerVerdictJSONL(reports))
+		}
 	} else {
 		err = report.WriteServerText(env.Stdout, reports)
 	}

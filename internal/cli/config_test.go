@@ -125,7 +125,12 @@ func TestConfigThreeRealServers(t *testing.T) {
 	if code != ExitClean {
 		t.Fatalf("check --config .vscode/mcp.json: exit %d\n%s%s", code, out, errs)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+	// Every line names its server but the last, the run's verdict.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, `{"kind": "verdict", "verdict": "clean", "drift_count": 0, "servers": {"clean": 3,`) {
+		t.Errorf("the last JSON line is not the verdict: %s", last)
+	}
+	for _, line := range lines[:len(lines)-1] {
 		if line != "" && !strings.HasPrefix(line, `{"server": "`) {
 			t.Errorf("a JSON line names no server: %s", line)
 		}

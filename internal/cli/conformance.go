@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -14,14 +15,14 @@ import (
 // "N passed, N failed" line; exit 1 on any failure.
 func runConformance(env Env, args []string) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs.SetOutput(new(bytes.Buffer))
 	verbose := fs.Bool("v", false, "print every case")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: warden conformance [-v] [DIR...]\n\nWith no DIR: $WARDEN_VECTORS or ../shared/vectors, plus ./vectors.")
+		fmt.Fprintln(fs.Output(), "usage: warden conformance [-v] [DIR...]\n\nWith no DIR: $WARDEN_VECTORS or ../shared/vectors, plus ./vectors.")
 	}
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitError
+		return flagsDone(env, fs, err)
 	}
 	if len(dirs) == 0 {
 		root := repoRoot(workDir(env))

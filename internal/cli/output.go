@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/wardenlock/warden/internal/action"
@@ -56,7 +57,10 @@ func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) erro
 	return report.WritePinText(env.Stdout, lockPath, res.Lock, res.Findings)
 }
 
-func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) error {
+// printCheck writes a check's report. surfacePath is the --surface file
+// checked, "" after a capture. With --json the last record is the
+// verdict; in text, drift is followed by the next steps.
+func printCheck(env Env, of outputFlags, lockPath, surfacePath string, res *ops.CheckResult) error {
 	// A changed launch is shown argv by argv beside the server-identity item.
 	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
 	if of.sarif != "" {
@@ -68,7 +72,15 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 	// the surface just checked (the current side alone without a snapshot).
 	expls := explain.Items(res.Drift, res.BaselineSurface, res.CurrentSurface)
 	if of.json {
-		return report.WriteJSONLWith(env.Stdout, res.Findings, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls, Accepted: res.Accepted})
+		if err := report.WriteJSONLWith(env.Stdout, res.Findings, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls, Accepted: res.Accepted}); err != nil {
+			return err
+		}
+		verdict := report.VerdictClean
+		if len(res.Drift) > 0 {
+			verdict = report.VerdictDrift
+		}
+		_, err := io.WriteString(env.Stdout, report.VerdictJSONL(verdict, len(res.Drift), lockPath))
+		return err
 	}
 	if err := report.WriteCheckTextExplained(env.Stdout, lockPath, res.Drift, expls); err != nil {
 		return err
@@ -80,9 +92,31 @@ func printCheck(env Env, of outputFlags, lockPath string, res *ops.CheckResult) 
 		return err
 	}
 	if n := len(res.NewFindings); n > 0 {
-		fmt.Fprintf(env.Stdout, "note: %d static finding(s) not approved in the lock (informational; see --json or --sarif)\n", n)
+		fmt.Fprintf(env.Stdout, "note: %d static finding(s) not approved in the lock (informational: findings never change the exit code; see --json or --sarif)\n", n)
 	}
-	return nil
+	if len(res.Drift) == 0 {
+		return nil
+	}
+	return report.WriteNextStepsText(env.Stdout, nextSteps(lockPath, surfacePath, res))
+}
+
+// nextSteps are the re-pin commands for a drifted check: from the surface
+// file checked, else the launch just checked (the lock's own when the
+// capture's lock has none).
+func nextSteps(lockPath, surfacePath string, res *ops.CheckResult) report.NextSteps {
+	n := report.NextSteps{Lock: lockPath}
+	if res.Baseline != nil {
+		n.Approved = res.Baseline.Pin.Approved
+	}
+	switch {
+	case surfacePath != "":
+		n.Source = "--surface " + report.ShellQuote(surfacePath)
+	case res.Current != nil && report.LaunchArgs(res.Current.Server) != "":
+		n.Source = report.LaunchArgs(res.Current.Server)
+	case res.Baseline != nil:
+		n.Source = report.LaunchArgs(res.Baseline.Server)
+	}
+	return n
 }
 
 // printDiff writes the offline comparison: a table ordered by severity,

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
@@ -27,7 +28,7 @@ import (
 type Target = capture.Options
 
 // ValidateTarget refuses a target that names both or neither of a command
-// and a URL.
+// and a URL, and a URL without a scheme ("127.0.0.1:9").
 func ValidateTarget(t Target) error {
 	switch {
 	case len(t.Argv) > 0 && t.URL != "":
@@ -36,6 +37,9 @@ func ValidateTarget(t Target) error {
 		return errors.New("no server given: pass '-- CMD ARGS...' or --url URL")
 	case len(t.Argv) > 0 && t.Argv[0] == "":
 		return errors.New("the server command is empty")
+	case t.URL != "" && !strings.Contains(t.URL, "://"):
+		// Not echoed: a URL may carry a credential.
+		return errors.New("--url needs a scheme: write it as http://HOST:PORT/PATH or https://HOST/PATH")
 	}
 	return nil
 }
