@@ -74,7 +74,7 @@ func newFixture(tb testing.TB, n int) *fixture {
 			tb.Fatal(err)
 		}
 	}
-	// The 300 MB just written would otherwise still be going to disk while
+	// The 230 MB just written would otherwise still be going to disk while
 	// the first commands are timed, slowing whichever writes or syncs.
 	syscall.Sync()
 	return f
@@ -179,7 +179,7 @@ func pairOn(b *testing.B, prefix []string, f *fixture, wantExit int, files []str
 }
 
 // tools is the size of the benchmarks' surface: 10,000 tools (with 1,000
-// resources and 500 prompts), about 48 MB of surface JSON and 105 MB of
+// resources and 500 prompts), about 48 MB of surface JSON and 65 MB of
 // lock.
 const tools = 10000
 
@@ -213,7 +213,7 @@ func BenchmarkCheckSurfaceSnapshot10k(b *testing.B) {
 
 // BenchmarkCheckSurface10k: check --surface against the 10,000-tool lock,
 // clean (the surface pinned) and with every tenth tool changed
-// structurally (exit 1, about 8,000 drift items), against the floor
+// structurally (exit 1, about 1,400 drift items), against the floor
 // reading the lock and the surface.
 func BenchmarkCheckSurface10k(b *testing.B) {
 	f := newFixture(b, tools)
