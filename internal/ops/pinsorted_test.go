@@ -46,6 +46,12 @@ func TestPinSurfaceSortedMatchesPlain(t *testing.T) {
 		}
 		return lockText, snapText
 	}
+	// The file is read the sorted way, not the plain way after a refusal.
+	sink := newLockSink(filepath.Join(t.TempDir(), "warden.lock"), "test")
+	if _, err := readSurfaceSorted(context.Background(), path, 0, 2, sink); err != nil {
+		t.Fatalf("readSurfaceSorted: %v", err)
+	}
+	sink.w.Abort()
 	for _, procs := range []int{runtime.GOMAXPROCS(0), 1} {
 		for _, noSnapshot := range []bool{true, false} {
 			prev := runtime.GOMAXPROCS(procs)
