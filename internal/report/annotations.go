@@ -86,7 +86,8 @@ type AnnotationOptions struct {
 }
 
 // WriteAnnotations writes one workflow-command annotation per drift item and
-// finding, drift first, each titled with its rule id and pointing at
+// finding, drift first, each titled with its rule id (a finding's followed
+// by "(informational)": it never fails the step) and pointing at
 // the entry's line in the lock. Drift items go by severity, then class,
 // then target, and findings by severity, so the caps keep the most severe:
 // at most AnnotationLimit of each kind are written, and when any are left
@@ -116,7 +117,7 @@ func WriteAnnotations(log *JobLog, findings []lock.Finding, items []drift.Item, 
 		return severityRank(sorted[i].Severity) < severityRank(sorted[j].Severity)
 	})
 	for _, f := range sorted {
-		all = append(all, ann{FindingAnnotationCommand(f.Severity), f.RuleID, f.Target,
+		all = append(all, ann{FindingAnnotationCommand(f.Severity), f.RuleID + " (informational)", f.Target,
 			f.Target + ": " + f.Message + " [" + f.Snippet + "]", f.Severity, false})
 	}
 	count := map[string]int{}

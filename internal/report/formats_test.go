@@ -197,8 +197,8 @@ func TestAnnotations(t *testing.T) {
 		"::error file=warden.lock,line=1,title=WRD-DRIFT-TOOL-ADDED::Tool 'delete_note' added since pin\n" +
 		"::warning file=warden.lock,line=11,title=WRD-DRIFT-TOOL-REMOVED::Tool 'search' removed since pin\n" +
 		"::notice file=warden.lock,line=5,title=WRD-DRIFT-DESCRIPTION-MODIFIED::Tool 'get_weather' description changed\n" +
-		"::warning file=warden.lock,line=8,title=WRD-CAP-SHELL::tools/run_shell: Tool derives capability 'shell-exec' (name token 'shell') [name token 'shell']\n" +
-		"::warning file=warden.lock,line=1,title=WRD-SUP-NPX-UNPINNED::launch/command: Unpinned npx package (resolves latest at run) [some-server]\n"
+		"::warning file=warden.lock,line=8,title=WRD-CAP-SHELL (informational)::tools/run_shell: Tool derives capability 'shell-exec' (name token 'shell') [name token 'shell']\n" +
+		"::warning file=warden.lock,line=1,title=WRD-SUP-NPX-UNPINNED (informational)::launch/command: Unpinned npx package (resolves latest at run) [some-server]\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -265,7 +265,7 @@ func TestAnnotationsDriftBeforeFindings(t *testing.T) {
 	}
 	// Critical findings are informational: warnings, never errors, so they
 	// cannot take the error slots that drift needs.
-	if n := strings.Count(buf.String(), "::warning title=WRD-CAP-SHELL"); n != AnnotationLimit {
+	if n := strings.Count(buf.String(), "::warning title=WRD-CAP-SHELL (informational)"); n != AnnotationLimit {
 		t.Errorf("%d finding warnings, want %d", n, AnnotationLimit)
 	}
 	if strings.Contains(buf.String(), "::error title=WRD-CAP") {

@@ -86,16 +86,27 @@ func (n NextSteps) Commands() []string {
 // for a launched server, that the --header and --env flags the check used
 // go on the pin too.
 func WriteNextStepsText(w io.Writer, n NextSteps) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("next steps: " + RepinAdvice + "\n")
-	for _, c := range n.Commands() {
-		fmt.Fprintf(bw, "  %s\n", Message(c))
-	}
+	var notes []string
 	if !strings.HasPrefix(n.Source, "--surface") {
-		bw.WriteString("  (add the --header and --env flags you checked with; the lock does not record them)\n")
+		notes = append(notes, "add the --header and --env flags you checked with; the lock does not record them")
 	}
 	if n.Approved {
-		bw.WriteString("  (the lock was approved: a re-pin without --approve drops the approval)\n")
+		notes = append(notes, "the lock was approved: a re-pin without --approve drops the approval")
+	}
+	return WriteStepsText(w, n.Commands(), notes)
+}
+
+// WriteStepsText writes "next steps:" with RepinAdvice, then each command
+// and each note (in parentheses) on its own indented line, clipped and
+// made terminal-safe.
+func WriteStepsText(w io.Writer, commands, notes []string) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("next steps: " + RepinAdvice + "\n")
+	for _, c := range commands {
+		fmt.Fprintf(bw, "  %s\n", Message(c))
+	}
+	for _, n := range notes {
+		fmt.Fprintf(bw, "  (%s)\n", Message(n))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write next steps: %w", err)
