@@ -160,7 +160,42 @@ func runCheckConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFla
 	if err := ops.Cancelled(ctx); err != nil {
 		return fail(env, oneLine(err))
 	}
-	return reportConfig(env, of, "check", runs)
+	code := reportConfig(env, of, "check", runs)
+	if code == ExitDrift && !of.json {
+		if err := writeConfigNextSteps(env, cf, runs); err != nil {
+			return fail(env, oneLine(err))
+		}
+	}
+	return code
+}
+
+// writeConfigNextSteps follows a config check's drift report with the
+// re-pin of each drifted server, by name, approving where its lock was
+// approved.
+func writeConfigNextSteps(env Env, cf *configFlags, runs []ops.ServerRun) error {
+	base := "warden pin"
+	for _, p := range cf.paths {
+		base += " --config " + report.ShellQuote(p)
+	}
+	if cf.lockDir != "" {
+		base += " --lock-dir " + report.ShellQuote(cf.lockDir)
+	}
+	var cmds, notes []string
+	for _, r := range runs {
+		if r.Check == nil || len(r.Check.Drift) == 0 {
+			continue
+		}
+		cmd := base + " --server " + report.ShellQuote(r.Name)
+		if r.Check.Baseline != nil && r.Check.Baseline.Pin.Approved {
+			cmd += " --approve --approver <you>"
+			notes = append(notes, r.Name+"'s lock was approved: a re-pin without --approve drops the approval")
+		}
+		cmds = append(cmds, cmd)
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	return report.WriteStepsText(env.Stdout, cmds, append([]string{"warden diff OLD.lock NEW.lock compares two locks offline, with the server's words from their snapshots"}, notes...))
 }
 
 // reportConfig writes the run's report — text with every line prefixed by

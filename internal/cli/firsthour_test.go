@@ -364,3 +364,37 @@ func FuzzWasApproved(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigDriftNextSteps: a config check that drifts ends with the
+// re-pin of each drifted server by name, approving where its lock was.
+func TestConfigDriftNextSteps(t *testing.T) {
+	srv := demoServer(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, ".mcp.json")
+	write := func(env string) {
+		t.Helper()
+		text := `{"mcpServers": {"calm": {"command": "` + srv + `"}, "moved": {"command": "` + srv + `"` + env + `}}}`
+		if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("")
+	if code, out, errs := run(t, "pin", "--config", cfg, "--approve", "--approver", "alice"); code != ExitClean {
+		t.Fatalf("pin: exit %d\n%s%s", code, out, errs)
+	}
+	write(`, "env": {"DEMO_MUTATE": "1"}`)
+	code, out, errs := run(t, "check", "--config", cfg)
+	if code != ExitDrift {
+		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
+	}
+	want := "  warden pin --config " + cfg + " --server moved --approve --approver <you>\n"
+	if !strings.Contains(out, "next steps: ") || !strings.Contains(out, want) || strings.Contains(out, "--server calm") {
+		t.Errorf("report lacks %q (or names the clean server):\n%s", want, out)
+	}
+	// --json ends with the run's verdict and prints no steps.
+	code, out, _ = run(t, "check", "--config", cfg, "--json")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != ExitDrift || !strings.HasPrefix(lines[len(lines)-1], `{"kind": "verdict", "verdict": "drift", `) || strings.Contains(out, "next steps") {
+		t.Errorf("--json: exit %d\n%s", code, out)
+	}
+}
