@@ -129,7 +129,7 @@ func lookupEnv(env Env) func(string) (string, bool) {
 func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags, of outputFlags, pin ops.PinOptions) int {
 	o, err := cf.options(env, tf)
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	o.Approve, o.Approver, o.Actor, o.Environment, o.AllowSecretInLock = pin.Approve, pin.Approver, pin.Actor, pin.Environment, pin.AllowSecretInLock
 	o.Handed = env.Secrets
@@ -139,10 +139,10 @@ func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags
 	o.Base.AcceptListErrors = pin.Target.AcceptListErrors
 	runs, err := ops.PinConfig(ctx, o)
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := ops.Cancelled(ctx); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	return reportConfig(env, of, "pin", runs)
 }
@@ -151,19 +151,19 @@ func runPinConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags
 func runCheckConfig(ctx context.Context, env Env, cf *configFlags, tf *targetFlags, of outputFlags) int {
 	o, err := cf.options(env, tf)
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	runs, err := ops.CheckConfig(ctx, o)
 	if err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	if err := ops.Cancelled(ctx); err != nil {
-		return fail(env, oneLine(err))
+		return failJSON(env, of, oneLine(err))
 	}
 	code := reportConfig(env, of, "check", runs)
 	if code == ExitDrift && !of.json {
 		if err := writeConfigNextSteps(env, cf, runs); err != nil {
-			return fail(env, oneLine(err))
+			return failJSON(env, of, oneLine(err))
 		}
 	}
 	return code

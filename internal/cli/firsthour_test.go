@@ -398,3 +398,27 @@ func TestConfigDriftNextSteps(t *testing.T) {
 		t.Errorf("--json: exit %d\n%s", code, out)
 	}
 }
+
+// TestJSONFailuresAreRecords: with --json every failure, a config run's
+// included, is one record of kind "error" on stdout besides the line on
+// stderr.
+func TestJSONFailuresAreRecords(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.json")
+	tests := [][]string{
+		{"check", "--json", "--lock", filepath.Join(t.TempDir(), "x.lock")},
+		{"check", "--json", "--config", missing},
+		{"pin", "--json", "--config", missing},
+		{"check", "--json", "--sarif", "--", "--", "x"},
+		{"pin", "--json"},
+	}
+	for _, args := range tests {
+		code, out, errs := run(t, args...)
+		if code != ExitError || !strings.HasPrefix(out, `{"kind": "error", "message": "`) || strings.Count(out, "\n") != 1 || !strings.HasPrefix(errs, "error: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	// pin without a server names every way to give one.
+	if _, _, errs := run(t, "pin"); !strings.Contains(errs, "--config FILE") || !strings.Contains(errs, "--surface FILE") {
+		t.Errorf("pin: %q", errs)
+	}
+}

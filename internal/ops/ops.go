@@ -34,7 +34,7 @@ func ValidateTarget(t Target) error {
 	case len(t.Argv) > 0 && t.URL != "":
 		return errors.New("give either a server command or --url, not both")
 	case len(t.Argv) == 0 && t.URL == "":
-		return errors.New("no server given: pass '-- CMD ARGS...' or --url URL")
+		return errors.New("no server given: pass '-- CMD ARGS...' or --url URL (or --config FILE for a client config's servers, --surface FILE for a surface file)")
 	case len(t.Argv) > 0 && t.Argv[0] == "":
 		return errors.New("the server command is empty")
 	case t.URL != "" && !strings.Contains(t.URL, "://"):
