@@ -18,14 +18,25 @@ import (
 	"github.com/wardenlock/warden/internal/snapshot"
 )
 
-// TestPinSurfaceSortedMatchesPlain: a pin from a surface file, which reads
-// the tools again in the lock's order and writes the lock once, writes
-// byte for byte the lock (and snapshot) of the plain read one entry at a
-// time that writes the tools where they land and again in order at the
-// end (standard input takes that path), on the realistic unsorted
-// surface, with several cores and with one.
+// TestPinSurfaceSortedMatchesPlain: a pin from a surface file, which
+// writes the lock once (in one pass when the tools come sorted, else
+// reading them again in the lock's order), writes byte for byte the lock
+// (and snapshot) of the plain read one entry at a time that writes the
+// tools where they land and again in order at the end (standard input
+// takes that path), on the realistic unsorted surface and on a sorted
+// one, with several cores and with one.
 func TestPinSurfaceSortedMatchesPlain(t *testing.T) {
-	text := benchdata.Realistic(300, 30, 15, benchdata.EveryTenth)
+	t.Run("unsorted", func(t *testing.T) {
+		testPinSurfaceSortedMatchesPlain(t, benchdata.Realistic(300, 30, 15, benchdata.EveryTenth), errUnsorted)
+	})
+	t.Run("sorted", func(t *testing.T) {
+		testPinSurfaceSortedMatchesPlain(t, benchdata.Surface(200, benchdata.EveryTenth), nil)
+	})
+}
+
+// testPinSurfaceSortedMatchesPlain is TestPinSurfaceSortedMatchesPlain on
+// the surface text, whose read in one pass must fail with wantInOrder.
+func testPinSurfaceSortedMatchesPlain(t *testing.T, text []byte, wantInOrder error) {
 	path := writeSurface(t, string(text))
 	at := func() time.Time { return time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC) }
 	pin := func(t *testing.T, surfacePath string, noSnapshot bool) (lockText, snapText []byte) {
@@ -46,8 +57,13 @@ func TestPinSurfaceSortedMatchesPlain(t *testing.T) {
 		}
 		return lockText, snapText
 	}
-	// The file is read the sorted way, not the plain way after a refusal.
+	// The file is read in one pass or the sorted way, never the plain way
+	// after a refusal.
 	sink := newLockSink(filepath.Join(t.TempDir(), "warden.lock"), "test")
+	if _, err := readSurfaceInOrder(context.Background(), path, 0, 2, sink); !errors.Is(err, wantInOrder) {
+		t.Fatalf("readSurfaceInOrder: %v, want %v", err, wantInOrder)
+	}
+	sink.restart()
 	if _, err := readSurfaceSorted(context.Background(), path, 0, 2, sink); err != nil {
 		t.Fatalf("readSurfaceSorted: %v", err)
 	}

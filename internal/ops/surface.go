@@ -99,8 +99,10 @@ func validateSurface(t Target) error {
 // each tool cut out unparsed (surface.Handler.RawTool), and only when that
 // meets any refusal is it read again the plain way, for the refusal, and
 // its place, exactly as a read one entry at a time gives them. A pin (with
-// a sink) reads a file's tools in the lock's order instead, so that its
-// lock is written once (readSurfaceSorted), on one core too. Standard
+// a sink) writes its lock once, on one core too: in one pass while the
+// file's tools come in the lock's order after its launch identity
+// (readSurfaceInOrder), else in two, reading the tools again in that
+// order (readSurfaceSorted). Standard
 // input cannot be read twice and is always read the plain way: a pin from
 // it whose tools are not in the lock's order writes their text a second
 // time at the end (lock.StreamWriter).
@@ -113,7 +115,11 @@ func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int
 		var b *built
 		var err error
 		if sink != nil {
-			b, err = readSurfaceSorted(ctx, path, maxItems, workers, sink)
+			b, err = readSurfaceInOrder(ctx, path, maxItems, workers, sink)
+			if errors.Is(err, errUnsorted) {
+				sink.restart()
+				b, err = readSurfaceSorted(ctx, path, maxItems, workers, sink)
+			}
 		} else {
 			b, err = readSurfaceOn(ctx, path, stdin, maxItems, workers, nil, true)
 		}
@@ -145,7 +151,14 @@ type lockSink struct {
 	// snapshot text is rendered where it is built and kept (in file
 	// order) with the resources, prompts and launch identity, until the
 	// lock is written. A pin without one renders and keeps none of it.
-	snapshot  bool
+	snapshot bool
+	// head is set once the provisional head is announced; inOrder, when
+	// set, is called with the cause that stops a read whose tools leave
+	// the lock's order (see readSurfaceInOrder), and last is the name of
+	// the tool before.
+	head      bool
+	inOrder   context.CancelCauseFunc
+	last      *string
 	snapTools []snapshot.ToolText
 	resources []surface.Resource
 	prompts   []surface.Prompt
@@ -169,6 +182,7 @@ func newLockSink(path, version string) *lockSink {
 func (s *lockSink) restart() {
 	s.w.Abort()
 	s.w = lock.NewStreamWriter(s.path)
+	s.head, s.inOrder, s.last = false, nil, nil
 	s.suspects = nil
 	s.snapTools, s.resources, s.prompts = nil, nil, nil
 }
@@ -187,6 +201,44 @@ func (s *lockSink) provisional(srv surface.Server) {
 		return // the head is written at the end instead
 	}
 	s.w.Provisional(&lock.Lock{SchemaVersion: lock.CurrentSchemaVersion, WardenVersion: s.version, Server: server})
+	// A launch not given yet is the one thing the document is sure to
+	// give after the tools: their text then cannot go straight into place.
+	s.head = srv.Command != "" || srv.URL != ""
+}
+
+// errUnsorted stops a read in one pass whose tools do not come in the
+// lock's order after its head: the file is read in two instead.
+var errUnsorted = errors.New("the surface's tools are not in the lock's order")
+
+// readSurfaceInOrder is readSurfaceOn cutting tools out unparsed and
+// writing each straight into place in the lock, for as long as the tools
+// come after the launch identity (the head) and by name in the lock's
+// order, as a server listing them sorted gives them: such a file is read
+// once. At the first tool out of place (or without a plain name) it stops
+// reading at once and fails with errUnsorted, for the caller to start
+// again with readSurfaceSorted; any other failure is readSurfaceOn's.
+func readSurfaceInOrder(ctx context.Context, path string, maxItems, workers int, sink *lockSink) (*built, error) {
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sink.inOrder = cancel
+	b, err := readSurfaceOn(sctx, path, nil, maxItems, workers, sink, true)
+	if ctx.Err() == nil && errors.Is(context.Cause(sctx), errUnsorted) {
+		return nil, errUnsorted
+	}
+	return b, err
+}
+
+// stillInOrder reports whether the tool whose text is text keeps the
+// tools read through the sink in the lock's order after its head; when
+// it does not, the read is stopped (see readSurfaceInOrder).
+func (s *lockSink) stillInOrder(text []byte) bool {
+	name, ok := rawToolName(text)
+	if ok && s.head && (s.last == nil || *s.last < name) {
+		s.last = &name
+		return true
+	}
+	s.inOrder(errUnsorted)
+	return false
 }
 
 // streamMemoryLimit is the heap a streamed pin lets grow before it
@@ -262,6 +314,9 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 		h.RawTool = func(text []byte) ([]byte, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if sink != nil && sink.inOrder != nil && !sink.stillInOrder(text) {
+				return nil, errUnsorted
 			}
 			return tools.addRaw(text)
 		}
