@@ -33,8 +33,8 @@ const DevVersion = "dev"
 // semver ("1.2.3"). readBuildInfo is debug.ReadBuildInfo in main; tests pass
 // their own.
 func ResolveVersion(stamped string, readBuildInfo func() (*debug.BuildInfo, bool)) string {
-	if v := strings.TrimSpace(stamped); v != "" && v != DevVersion {
-		return strings.TrimPrefix(v, "v")
+	if v := strings.TrimPrefix(strings.TrimSpace(stamped), "v"); v != "" && v != DevVersion {
+		return v
 	}
 	if readBuildInfo == nil {
 		return DevVersion
@@ -43,8 +43,8 @@ func ResolveVersion(stamped string, readBuildInfo func() (*debug.BuildInfo, bool
 	if !ok || info == nil {
 		return DevVersion
 	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return strings.TrimPrefix(v, "v")
+	if v := strings.TrimPrefix(info.Main.Version, "v"); v != "" && v != "(devel)" {
+		return v
 	}
 	if v := vcsVersion(info.Settings); v != "" {
 		return v

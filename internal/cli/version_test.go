@@ -2,6 +2,7 @@ package cli
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +46,8 @@ func TestResolveVersion(t *testing.T) {
 		{"revision that is not hex", "dev", vcs("vcs.revision", "not-a-revision"), "dev"},
 		{"empty revision", "dev", vcs("vcs.revision", "", "vcs.modified", "true"), "dev"},
 		{"stamp wins over VCS", "1.4.0", vcs("vcs.revision", rev), "1.4.0"},
+		{"a stamp of just v is no stamp", "v", vcs("vcs.revision", rev), "0.0.0-c4a48acfab8b"},
+		{"a module version of just v is none", "", info("v"), "dev"},
 		{"empty build info", "", info(""), "dev"},
 		{"no build info", "dev", none, "dev"},
 		{"nil reader", "", nil, "dev"},
@@ -56,4 +59,49 @@ func TestResolveVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzResolveVersion: whatever the stamp and the build info say, the
+// version is never empty, never starts with "v", is the trimmed stamp when
+// one is given, and is a pseudo-version naming the revision when only a
+// hex revision is known.
+func FuzzResolveVersion(f *testing.F) {
+	f.Add("", "(devel)", "c4a48acfab8bda9906d9a7f7231b0182008350aa", "2026-12-02T01:11:44Z", "true")
+	f.Add("v1.4.0", "", "", "", "")
+	f.Add("dev", "v0.0.0-20261202011144-c4a48acfab8b+dirty", "zz", "x", "false")
+	f.Fuzz(func(t *testing.T, stamped, mod, rev, vcsTime, modified string) {
+		read := func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{
+				Main: debug.Module{Version: mod},
+				Settings: []debug.BuildSetting{
+					{Key: "vcs.revision", Value: rev},
+					{Key: "vcs.time", Value: vcsTime},
+					{Key: "vcs.modified", Value: modified},
+				},
+			}, true
+		}
+		got := ResolveVersion(stamped, read)
+		if got == "" {
+			t.Fatal("empty version")
+		}
+		if s := strings.TrimPrefix(strings.TrimSpace(stamped), "v"); s != "" && s != DevVersion {
+			if got != s {
+				t.Fatalf("stamp %q gave %q", stamped, got)
+			}
+			return
+		}
+		if m := strings.TrimPrefix(mod, "v"); m == "" || m == "(devel)" {
+			if isHex(rev) {
+				short := rev
+				if len(short) > 12 {
+					short = short[:12]
+				}
+				if !strings.HasPrefix(got, "0.0.0-") || !strings.Contains(got, short) {
+					t.Fatalf("revision %q gave %q", rev, got)
+				}
+			} else if got != DevVersion {
+				t.Fatalf("no usable revision (%q) gave %q, want %q", rev, got, DevVersion)
+			}
+		}
+	})
 }
