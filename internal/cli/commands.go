@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
@@ -28,6 +29,7 @@ type targetFlags struct {
 	url             string
 	headers, env    listFlag
 	timeout         float64
+	startupTimeout  float64
 	maxPages        int
 	maxItems        int
 	maxMessageBytes int64
@@ -39,6 +41,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&t.headers, "header", "extra HTTP header `'Name: value'` (repeatable; a value ${NAME} is read from the environment)")
 	fs.Var(&t.env, "env", "pass `NAME` (from warden's environment) or NAME=VALUE to the server (repeatable)")
 	fs.Float64Var(&t.timeout, "timeout", 30, "`seconds` for the whole capture")
+	fs.Float64Var(&t.startupTimeout, "startup-timeout", capture.DefaultStartupTimeout.Seconds(), "`seconds` a stdio server may take to start (until it reads its input: npx downloading it) on top of --timeout")
 	fs.IntVar(&t.maxPages, "max-pages", 256, "fail when a list's cursor chain exceeds `N` pages")
 	fs.IntVar(&t.maxItems, "max-items", capture.DefaultMaxItems, "fail when a tools, resources or prompts list has more than `N` items")
 	fs.Int64Var(&t.maxMessageBytes, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted, in `bytes`")
@@ -64,6 +67,9 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 	if math.IsNaN(t.timeout) || t.timeout <= 0 || t.timeout > 86400 {
 		return ops.Target{}, errors.New("--timeout must be a number of seconds above 0")
 	}
+	if math.IsNaN(t.startupTimeout) || t.startupTimeout <= 0 || t.startupTimeout > 86400 {
+		return ops.Target{}, errors.New("--startup-timeout must be a number of seconds above 0")
+	}
 	if t.maxPages < 1 {
 		return ops.Target{}, errors.New("--max-pages must be at least 1")
 	}
@@ -83,6 +89,7 @@ func (t *targetFlags) target(argv []string) (ops.Target, error) {
 		Headers:         t.headers,
 		Env:             t.env,
 		Timeout:         time.Duration(t.timeout * float64(time.Second)),
+		StartupTimeout:  time.Duration(t.startupTimeout * float64(time.Second)),
 		MaxPages:        t.maxPages,
 		MaxItems:        t.maxItems,
 		MaxMessageBytes: t.maxMessageBytes,
@@ -98,6 +105,17 @@ func failJSON(env Env, of outputFlags, msg string) int {
 		_, _ = io.WriteString(env.Stdout, report.ErrorJSONL(msg))
 	}
 	return fail(env, msg)
+}
+
+// progressTo writes a capture's progress lines to stderr, one at a time
+// (a config run captures several servers at once).
+func progressTo(env Env) func(string) {
+	var mu sync.Mutex
+	return func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(env.Stderr, "warden: %s\n", line)
+	}
 }
 
 // outputFlags are the report flags every reporting command shares.
@@ -170,6 +188,7 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	}
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
+	target.Progress = progressTo(env)
 	if err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
@@ -251,6 +270,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
+	target.Progress = progressTo(env)
 	if err != nil {
 		return failJSON(env, of, oneLine(err))
 	}

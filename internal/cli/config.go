@@ -112,6 +112,7 @@ func (c *configFlags) options(env Env, tf *targetFlags) (ops.ConfigOptions, erro
 	}
 	base.Argv = nil
 	base.Reaper = env.Reaper
+	base.Progress = progressTo(env)
 	return ops.ConfigOptions{Configs: configs, Servers: c.servers, LockDir: c.lockDir, Jobs: c.jobs, Base: base, Version: env.Version}, nil
 }
 
