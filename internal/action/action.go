@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -95,6 +96,9 @@ type runner struct {
 	// secrets are the values handed to servers, masked in everything the
 	// run prints or writes.
 	secrets *mask.Set
+	// progressMu keeps the capture's progress lines whole when several
+	// servers are captured at once.
+	progressMu sync.Mutex
 
 	in        Inputs
 	workspace string
@@ -158,14 +162,18 @@ func (r *runner) run(ctx context.Context) int {
 	}
 
 	target := ops.Target{
-		Argv:     in.Argv,
-		URL:      in.URL,
-		Headers:  in.Headers,
-		Env:      in.Env,
-		Timeout:  in.Timeout,
-		MaxPages: in.MaxPages,
-		MaxItems: in.MaxItems,
-		Protocol: in.Protocol,
+		Argv:    in.Argv,
+		URL:     in.URL,
+		Headers: in.Headers,
+		Env:     in.Env,
+		Timeout: in.Timeout,
+		// A cold runner downloads npx servers on every run: their start-up
+		// has a budget of its own, and the log says what warden waits for.
+		StartupTimeout: in.StartupTimeout,
+		Progress:       r.progress,
+		MaxPages:       in.MaxPages,
+		MaxItems:       in.MaxItems,
+		Protocol:       in.Protocol,
 		// Set only for a pin (ParseInputs); a check takes its lock's.
 		AcceptListErrors: in.AcceptListErrors,
 		// The server runs in working-directory without warden changing its
@@ -479,6 +487,13 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 		{"sarif", r.display(r.sarifAbs)},
 		{"candidate-lock", r.display(r.candidateAbs)},
 	})
+}
+
+// progress writes a capture's progress line to the job log.
+func (r *runner) progress(line string) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	fmt.Fprintf(r.stderr, "warden: %s\n", line)
 }
 
 // fail reports err every way the workflow can see it — an error

@@ -65,10 +65,12 @@ type Inputs struct {
 	Headers []string
 	Env     []string
 	// Lock and SARIF are as given, relative to WorkDir unless absolute.
-	Lock     string
-	SARIF    string
-	Timeout  time.Duration
-	MaxPages int
+	Lock    string
+	SARIF   string
+	Timeout time.Duration
+	// StartupTimeout is a stdio server's start-up budget on top of Timeout.
+	StartupTimeout time.Duration
+	MaxPages       int
 	// MaxItems bounds the items of each list (capture.Options.MaxItems).
 	MaxItems int
 	// Protocol is the MCP protocol era to speak (capture.ProtocolAuto
@@ -231,6 +233,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 		return in, errors.New("input env: not used with surface (a surface file launches nothing)")
 	}
 	if in.Timeout, err = parseTimeout(get("timeout")); err != nil {
+		return in, err
+	}
+	if in.StartupTimeout, err = parseSeconds("startup-timeout", get("startup-timeout"), capture.DefaultStartupTimeout); err != nil {
 		return in, err
 	}
 	if in.MaxPages, err = parseMaxPages(get("max-pages")); err != nil {
@@ -442,17 +447,23 @@ func isEnvName(s string) bool {
 
 // parseTimeout reads the timeout input in seconds (fractions allowed).
 func parseTimeout(s string) (time.Duration, error) {
+	return parseSeconds("timeout", s, DefaultTimeout)
+}
+
+// parseSeconds reads the input name in seconds (fractions allowed), def
+// when it is empty.
+func parseSeconds(name, s string, def time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return DefaultTimeout, nil
+		return def, nil
 	}
 	secs, err := strconv.ParseFloat(s, 64)
 	if err != nil || secs <= 0 || secs != secs {
-		return 0, fmt.Errorf("input timeout: %q is not a positive number of seconds", s)
+		return 0, fmt.Errorf("input %s: %q is not a positive number of seconds", name, s)
 	}
 	d := time.Duration(secs * float64(time.Second))
 	if d > maxTimeout || secs > maxTimeout.Seconds() {
-		return 0, fmt.Errorf("input timeout: %s seconds is more than the %d allowed", s, int(maxTimeout.Seconds()))
+		return 0, fmt.Errorf("input %s: %s seconds is more than the %d allowed", name, s, int(maxTimeout.Seconds()))
 	}
 	return d, nil
 }

@@ -125,18 +125,18 @@ func TestParseInputs(t *testing.T) {
 	}{
 		{"defaults", map[string]string{"server-cmd": "./server"}, func(t *testing.T, in Inputs) {
 			want := Inputs{Mode: ModeCheck, Argv: []string{"./server"}, Lock: "warden.lock", SARIF: "warden.sarif",
-				Timeout: 30 * time.Second, MaxPages: 256, MaxItems: capture.DefaultMaxItems, Protocol: capture.ProtocolAuto, WorkDirInput: ".", Snapshot: true}
+				Timeout: 30 * time.Second, StartupTimeout: capture.DefaultStartupTimeout, MaxPages: 256, MaxItems: capture.DefaultMaxItems, Protocol: capture.ProtocolAuto, WorkDirInput: ".", Snapshot: true}
 			if !reflect.DeepEqual(in, want) {
 				t.Errorf("got %+v\nwant %+v", in, want)
 			}
 		}, ""},
 		{"everything", map[string]string{
 			"server-url": "https://mcp.example.com/mcp", "headers": "Authorization: Bearer ${T}",
-			"lock": "locks/a.lock", "sarif": "out/a.sarif", "timeout": "2.5", "max-pages": "10", "max-items": "500",
+			"lock": "locks/a.lock", "sarif": "out/a.sarif", "timeout": "2.5", "startup-timeout": "300", "max-pages": "10", "max-items": "500",
 			"working-directory": "sub", "mode": "PIN", "approver": "octocat", "protocol": " Modern ",
 		}, func(t *testing.T, in Inputs) {
 			want := Inputs{Mode: ModePin, URL: "https://mcp.example.com/mcp", Headers: []string{"Authorization: Bearer ${T}"},
-				Lock: "locks/a.lock", SARIF: "out/a.sarif", Timeout: 2500 * time.Millisecond, MaxPages: 10, MaxItems: 500, Protocol: capture.ProtocolModern,
+				Lock: "locks/a.lock", SARIF: "out/a.sarif", Timeout: 2500 * time.Millisecond, StartupTimeout: 300 * time.Second, MaxPages: 10, MaxItems: 500, Protocol: capture.ProtocolModern,
 				WorkDirInput: "sub", Approver: "octocat", Snapshot: true}
 			if !reflect.DeepEqual(in, want) {
 				t.Errorf("got %+v\nwant %+v", in, want)
@@ -157,6 +157,9 @@ func TestParseInputs(t *testing.T) {
 		{"url scheme", map[string]string{"server-url": "file:///etc/passwd"}, nil, "not an http"},
 		{"url spaces", map[string]string{"server-url": "http://x/ y"}, nil, "whitespace"},
 		{"timeout text", map[string]string{"server-cmd": "srv", "timeout": "soon"}, nil, "input timeout"},
+		{"startup-timeout text", map[string]string{"server-cmd": "srv", "startup-timeout": "soon"}, nil, "input startup-timeout"},
+		{"startup-timeout zero", map[string]string{"server-cmd": "srv", "startup-timeout": "0"}, nil, "input startup-timeout"},
+		{"startup-timeout too long", map[string]string{"server-cmd": "srv", "startup-timeout": "3601"}, nil, "input startup-timeout: 3601 seconds is more than"},
 		{"timeout zero", map[string]string{"server-cmd": "srv", "timeout": "0"}, nil, "input timeout"},
 		{"timeout NaN", map[string]string{"server-cmd": "srv", "timeout": "NaN"}, nil, "input timeout"},
 		{"timeout huge", map[string]string{"server-cmd": "srv", "timeout": "1e300"}, nil, "more than"},
