@@ -156,14 +156,19 @@ const (
 
 // Error is a capture failure. Its message is a single line in the
 // reference's wording. Server-provided text reaches it only escaped and
-// length-capped: an identifier such as a tool name or cursor, and the tail
-// of a stdio server's stderr. Messages, descriptions and other free text from
-// the server never do.
+// length-capped: an identifier such as a tool name or cursor, the start of
+// a JSON-RPC error's message or a text/plain error body, and the tail of a
+// stdio server's stderr. Descriptions and other item text never do.
 type Error struct {
-	Kind ErrorKind
-	msg  string
-	err  error
+	Kind   ErrorKind
+	msg    string
+	err    error
+	exited bool
 }
+
+// ServerExited reports whether the failure came with a stdio server that
+// had exited by itself (its exit status is in the message).
+func (e *Error) ServerExited() bool { return e.exited }
 
 // Error returns the one-line message.
 func (e *Error) Error() string { return e.msg }
@@ -202,7 +207,11 @@ func Capture(ctx context.Context, o Options) (*surface.Surface, error) {
 		surf, err = n.overStdio(cctx)
 	}
 	if err != nil {
-		return nil, cfg.failure(ctx, cctx, n.eraHint(err), n.diag, n.stage, n.stray, clk.startupSpent())
+		ferr := cfg.failure(ctx, cctx, n.eraHint(err), n.diag, n.stage, n.stray, clk.startupSpent())
+		if e, ok := ferr.(*Error); ok && e.Kind == Failed {
+			e.exited = n.exited
+		}
+		return nil, ferr
 	}
 	switch {
 	case cfg.Identity != nil:

@@ -33,6 +33,9 @@ type negotiator struct {
 	// clock is the capture's deadline; it waits out each stdio server's
 	// start-up and hears what the capture waits for.
 	clock *clock
+	// exited is set when the connection whose failure is reported was a
+	// stdio server that had exited by itself.
+	exited bool
 	// reachedModern is set once the capture went the modern way.
 	reachedModern bool
 }
@@ -58,6 +61,8 @@ func (n *negotiator) finish(s *session, err error) {
 	n.stage, n.stray = s.stage, s.strayNote()
 	if err != nil {
 		n.diag = diag
+		sc, ok := s.c.(*stdioConn)
+		n.exited = ok && sc.exited
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -300,4 +302,24 @@ func TestCaptureStartupDoesNotUseTheTimeout(t *testing.T) {
 			t.Errorf("progress lines %q", lines)
 		}
 	})
+}
+
+// TestCaptureServerExited: a failure with a stdio server that exited by
+// itself says so through ServerExited (the CLI then names --env); one that
+// answered and was killed by warden does not.
+func TestCaptureServerExited(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "dies")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'missing API_KEY' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, Options{Argv: []string{script}})
+	if e := wantFailure(t, err, Failed, "server exited (exit status 3)"); e != nil && !e.ServerExited() {
+		t.Errorf("ServerExited() = false for %v", e)
+	}
+	era := testserver.Build(t, eraPkg)
+	_, err = run(t, Options{Argv: []string{era, "-era", "modern", "-refuse-initialize", "-32601"}, Protocol: ProtocolLegacy})
+	if e := wantFailure(t, err, Failed, "-32601"); e != nil && e.ServerExited() {
+		t.Errorf("ServerExited() = true for %v", e)
+	}
 }

@@ -101,6 +101,8 @@ type stdioConn struct {
 	budget *budget
 
 	wroteFlag
+	// exited is set by a failed close when the server had exited by itself.
+	exited bool
 
 	msgs       chan inbound
 	quit       chan struct{}
@@ -397,6 +399,7 @@ func (c *stdioConn) close(ok bool) string {
 	var diag []string
 	if exited && c.cmd.ProcessState != nil && (exitedFirst || !c.cmd.ProcessState.Success()) {
 		diag = append(diag, "server exited ("+c.cmd.ProcessState.String()+")")
+		c.exited = true
 	}
 	if t := c.ring.tail(); t != "" {
 		diag = append(diag, "server stderr tail: "+strconv.Quote(t))

@@ -108,7 +108,7 @@ func captureHint(err error, t ops.Target) string {
 	switch {
 	case strings.Contains(msg, "initialize: server answered JSON-RPC error -32601"):
 		return " (this program does not speak MCP: it answered initialize with -32601, as a program that echoes its input back, such as cat, does)"
-	case strings.Contains(msg, "server exited ("):
+	case ce.ServerExited():
 		return " (a stdio server gets only an allowlisted environment, such as PATH and HOME: pass what it needs with --env NAME)"
 	}
 	return ""
