@@ -127,16 +127,10 @@ func (n *negotiator) stdioAuto(ctx context.Context) (*surface.Surface, error) {
 		wait = max(wait, n.cfg.Timeout*2/3)
 	}
 	for attempt := 1; ; attempt++ {
-		spawned := time.Now()
-		c, err := n.startStdio(ctx)
-		if err != nil {
+		c, s, res, silent, err := n.probeFresh(ctx, wait)
+		if c == nil {
 			return nil, err
 		}
-		s := n.session(c)
-		pctx, stop := probeWait(ctx, spawned.Add(wait), readGrace(wait), c.probeUnread)
-		res, err := s.discover(pctx)
-		silent := unanswered(pctx, err)
-		stop()
 		var rerr *rpcError
 		switch {
 		case err == nil || errors.As(err, &rerr):
@@ -230,17 +224,26 @@ func reprobes(err error) bool {
 // and, when the answer shows a modern server, lists it. isModern is false,
 // and the process gone, when it does not.
 func (n *negotiator) stdioProbe(ctx context.Context) (*surface.Surface, bool, error) {
-	wait := probeTimeout(n.cfg.Timeout)
-	spawned := time.Now()
-	c, err := n.startStdio(ctx)
-	if err != nil {
+	c, s, res, _, err := n.probeFresh(ctx, probeTimeout(n.cfg.Timeout))
+	if c == nil {
 		return nil, false, err
 	}
-	s := n.session(c)
-	pctx, stop := probeWait(ctx, spawned.Add(wait), readGrace(wait), c.probeUnread)
-	res, err := s.discover(pctx)
-	stop()
 	return n.probed(ctx, s, res, err)
+}
+
+// probeFresh spawns the server and sends it server/discover under a probe
+// timer of wait from the spawn (see probeWait). silent reports that the
+// timer ran out unanswered. c is nil, and err why, when the spawn failed.
+func (n *negotiator) probeFresh(ctx context.Context, wait time.Duration) (c *stdioConn, s *session, res *jsonv.Value, silent bool, err error) {
+	spawned := time.Now()
+	if c, err = n.startStdio(ctx); err != nil {
+		return nil, nil, nil, false, err
+	}
+	s = n.session(c)
+	pctx, stop := probeWait(ctx, spawned.Add(wait), readGrace(wait), c.probeUnread)
+	defer stop()
+	res, err = s.discover(pctx)
+	return c, s, res, unanswered(pctx, err), err
 }
 
 // probed lists a session whose probe showed a modern server, or closes it.
