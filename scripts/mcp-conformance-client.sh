@@ -85,8 +85,28 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
     export "WARDEN_CONFORMANCE_HEADER_$n=$value"
     args+=(--header "$name: \${WARDEN_CONFORMANCE_HEADER_$n}")
   done < <(jq -j '(.headers // {}) | to_entries[] | select(.value | type == "string") | .key, "\u0000", .value, "\u0000"' <<<"$MCP_CONFORMANCE_CONTEXT")
-  unused=$(jq -r '[keys[] | select(. != "name" and . != "headers")] | join(", ")' <<<"$MCP_CONFORMANCE_CONTEXT")
-  [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls and has no OAuth client): %s\n' "$unused" >&2
+  # OAuth credentials for the non-interactive grants (docs/oauth.md): each
+  # goes into an environment variable that a --oauth-* flag names as
+  # ${NAME}; warden refuses secrets in argv. client_id with client_secret or
+  # private_key_pem is the client credentials grant; valid_jwt (a workload
+  # identity token) the JWT bearer grant.
+  ctx_get() { jq -r --arg k "$1" '.[$k] // empty | select(type == "string")' <<<"$MCP_CONFORMANCE_CONTEXT"; }
+  used='"name", "headers"'
+  if [ -n "$(ctx_get client_secret)$(ctx_get private_key_pem)$(ctx_get valid_jwt)" ]; then
+    export WARDEN_CONFORMANCE_CLIENT_ID WARDEN_CONFORMANCE_CLIENT_SECRET WARDEN_CONFORMANCE_PRIVATE_KEY WARDEN_CONFORMANCE_ASSERTION
+    WARDEN_CONFORMANCE_CLIENT_ID=$(ctx_get client_id)
+    WARDEN_CONFORMANCE_CLIENT_SECRET=$(ctx_get client_secret)
+    WARDEN_CONFORMANCE_PRIVATE_KEY=$(ctx_get private_key_pem)
+    WARDEN_CONFORMANCE_ASSERTION=$(ctx_get valid_jwt)
+    [ -z "$WARDEN_CONFORMANCE_CLIENT_ID" ] || args+=(--oauth-client-id "\${WARDEN_CONFORMANCE_CLIENT_ID}")
+    [ -z "$WARDEN_CONFORMANCE_CLIENT_SECRET" ] || args+=(--oauth-client-secret "\${WARDEN_CONFORMANCE_CLIENT_SECRET}")
+    [ -z "$WARDEN_CONFORMANCE_PRIVATE_KEY" ] || args+=(--oauth-private-key "\${WARDEN_CONFORMANCE_PRIVATE_KEY}")
+    [ -z "$(ctx_get signing_algorithm)" ] || args+=(--oauth-signing-alg "$(ctx_get signing_algorithm)")
+    [ -z "$WARDEN_CONFORMANCE_ASSERTION" ] || args+=(--oauth-assertion "\${WARDEN_CONFORMANCE_ASSERTION}")
+    used+=', "client_id", "client_secret", "private_key_pem", "signing_algorithm", "valid_jwt", "wrong_audience_jwt", "expired_jwt"'
+  fi
+  unused=$(jq -r "[keys[] | select(IN($used) | not)] | join(\", \")" <<<"$MCP_CONFORMANCE_CONTEXT")
+  [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls): %s\n' "$unused" >&2
 fi
 
 printf 'mcp-conformance-client: warden pin (scenario %s)\n' "${MCP_CONFORMANCE_SCENARIO:-unknown}" >&2
