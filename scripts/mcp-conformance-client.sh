@@ -92,7 +92,7 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
   # identity token) the JWT bearer grant.
   ctx_get() { jq -r --arg k "$1" '.[$k] // empty | select(type == "string")' <<<"$MCP_CONFORMANCE_CONTEXT"; }
   used='"name", "headers"'
-  if [ -n "$(ctx_get client_secret)$(ctx_get private_key_pem)$(ctx_get valid_jwt)" ]; then
+  if [ -n "$(ctx_get client_secret)$(ctx_get private_key_pem)$(ctx_get valid_jwt)$(ctx_get idp_id_token)" ]; then
     export WARDEN_CONFORMANCE_CLIENT_ID WARDEN_CONFORMANCE_CLIENT_SECRET WARDEN_CONFORMANCE_PRIVATE_KEY WARDEN_CONFORMANCE_ASSERTION
     WARDEN_CONFORMANCE_CLIENT_ID=$(ctx_get client_id)
     WARDEN_CONFORMANCE_CLIENT_SECRET=$(ctx_get client_secret)
@@ -104,6 +104,15 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
     [ -z "$(ctx_get signing_algorithm)" ] || args+=(--oauth-signing-alg "$(ctx_get signing_algorithm)")
     [ -z "$WARDEN_CONFORMANCE_ASSERTION" ] || args+=(--oauth-assertion "\${WARDEN_CONFORMANCE_ASSERTION}")
     used+=', "client_id", "client_secret", "private_key_pem", "signing_algorithm", "valid_jwt", "wrong_audience_jwt", "expired_jwt"'
+  fi
+  # Enterprise-managed authorization (SEP-990): the IdP's ID token is
+  # exchanged at the IdP for an ID-JAG, presented with the JWT bearer grant.
+  if [ -n "$(ctx_get idp_id_token)" ]; then
+    export WARDEN_CONFORMANCE_ID_TOKEN
+    WARDEN_CONFORMANCE_ID_TOKEN=$(ctx_get idp_id_token)
+    args+=(--oauth-idp-token-endpoint "$(ctx_get idp_token_endpoint)" --oauth-idp-client-id "$(ctx_get idp_client_id)"
+      --oauth-id-token "\${WARDEN_CONFORMANCE_ID_TOKEN}")
+    used+=', "idp_id_token", "idp_token_endpoint", "idp_client_id", "idp_issuer"'
   fi
   unused=$(jq -r "[keys[] | select(IN($used) | not)] | join(\", \")" <<<"$MCP_CONFORMANCE_CONTEXT")
   [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls): %s\n' "$unused" >&2

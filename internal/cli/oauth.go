@@ -26,6 +26,11 @@ type oauthFlags struct {
 	githubOIDC   optionalFlag
 	scopes       listFlag
 	tokenAuth    string
+	// Enterprise-managed authorization (SEP-990).
+	idpTokenEndpoint string
+	idpClientID      string
+	idpClientSecret  string
+	idToken          string
 }
 
 // optionalFlag is a flag that may be given bare (--flag) or with a value
@@ -57,12 +62,17 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.assertion, "oauth-assertion", "", "workload identity JWT for the JWT bearer grant, as `${NAME}` of an environment variable")
 	fs.Var(&o.githubOIDC, "oauth-github-oidc", "JWT bearer grant with the GitHub Actions OIDC token; `=AUDIENCE` sets its audience (default: the authorization server's issuer)")
 	fs.Var(&o.scopes, "oauth-scope", "OAuth `scope` to request instead of the discovered one (repeatable, or space-separated)")
+	fs.StringVar(&o.idpTokenEndpoint, "oauth-idp-token-endpoint", "", "enterprise-managed authorization: the identity provider's token `URL`, where --oauth-id-token is exchanged for an ID-JAG")
+	fs.StringVar(&o.idpClientID, "oauth-idp-client-id", "", "enterprise-managed authorization: warden's client `ID` at the identity provider (literal or ${NAME})")
+	fs.StringVar(&o.idpClientSecret, "oauth-idp-client-secret", "", "enterprise-managed authorization: that client's secret, as `${NAME}`")
+	fs.StringVar(&o.idToken, "oauth-id-token", "", "enterprise-managed authorization: the identity provider's ID token, as `${NAME}`")
 	fs.StringVar(&o.tokenAuth, "oauth-token-endpoint-auth", "", "token endpoint authentication `method`: client_secret_basic, client_secret_post, none or private_key_jwt (default: from the server's metadata)")
 }
 
 func (o *oauthFlags) given() bool {
 	return o.clientID != "" || o.clientSecret != "" || o.privateKey != "" || o.signingAlg != "" ||
-		o.refreshToken != "" || o.assertion != "" || o.githubOIDC.set || len(o.scopes) > 0 || o.tokenAuth != ""
+		o.refreshToken != "" || o.assertion != "" || o.githubOIDC.set || len(o.scopes) > 0 || o.tokenAuth != "" ||
+		o.idpTokenEndpoint != "" || o.idpClientID != "" || o.idpClientSecret != "" || o.idToken != ""
 }
 
 // secretRef reads the environment variable a ${NAME} flag value names. A
@@ -143,6 +153,23 @@ func (o *oauthFlags) authorizer(env Env, serverURL string) (capture.Authorizer, 
 			return ghoidc.IDToken(ctx, http.DefaultClient, env.Getenv, aud)
 		}
 		env.Secrets.Add(env.Getenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN"))
+	}
+	if o.idpTokenEndpoint != "" || o.idpClientID != "" || o.idpClientSecret != "" || o.idToken != "" {
+		if cfg.Assertion != nil {
+			return nil, errors.New("give --oauth-id-token (enterprise-managed) or a workload assertion, not both")
+		}
+		x := &oauth.IDPExchange{TokenEndpoint: o.idpTokenEndpoint}
+		if x.ClientID, err = o.plainOrRef("oauth-idp-client-id", o.idpClientID, env.Getenv); err != nil {
+			return nil, err
+		}
+		if x.ClientSecret, err = secretRef("oauth-idp-client-secret", o.idpClientSecret, env.Getenv); err != nil {
+			return nil, err
+		}
+		if x.IDToken, err = secretRef("oauth-id-token", o.idToken, env.Getenv); err != nil {
+			return nil, err
+		}
+		env.Secrets.Add(x.ClientSecret, x.IDToken)
+		cfg.IDP = x
 	}
 	for _, s := range o.scopes {
 		cfg.Scopes = append(cfg.Scopes, strings.Fields(s)...)

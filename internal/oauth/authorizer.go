@@ -43,6 +43,10 @@ type Config struct {
 	// authorization server's issuer.
 	Assertion func(ctx context.Context, audience string) (string, error)
 	Audience  string
+	// IDP, when set, is the enterprise-managed flow (SEP-990): an ID token
+	// from the enterprise's identity provider is exchanged there (RFC 8693)
+	// for an ID-JAG, which the JWT bearer grant presents.
+	IDP *IDPExchange
 	// Scopes, when set, replace the scopes discovery selects.
 	Scopes []string
 	// TokenAuth forces the token endpoint authentication ("" = choose
@@ -64,7 +68,7 @@ func (c *Config) Grant() string {
 	switch {
 	case c.RefreshToken != "":
 		return GrantRefreshToken
-	case c.Assertion != nil:
+	case c.Assertion != nil, c.IDP != nil:
 		return GrantJWTBearer
 	}
 	return GrantClientCredentials
@@ -103,7 +107,16 @@ func NewAuthorizer(serverURL string, cfg Config) (*Authorizer, error) {
 	if cfg.Assertion != nil {
 		n++
 	}
-	if cfg.RefreshToken == "" && cfg.Assertion == nil {
+	if cfg.IDP != nil {
+		n++
+		if cfg.IDP.TokenEndpoint == "" || cfg.IDP.ClientID == "" || cfg.IDP.IDToken == "" {
+			return nil, errors.New("OAuth: the identity provider exchange needs its token endpoint, a client ID there and an ID token")
+		}
+		if err := CheckURL(cfg.IDP.TokenEndpoint); err != nil {
+			return nil, fmt.Errorf("OAuth: the identity provider's token endpoint: %w", err)
+		}
+	}
+	if n == 0 {
 		if cfg.ClientID == "" {
 			return nil, errors.New("OAuth: client credentials need a client ID")
 		}
@@ -112,7 +125,7 @@ func NewAuthorizer(serverURL string, cfg Config) (*Authorizer, error) {
 		}
 	}
 	if n > 1 {
-		return nil, errors.New("OAuth: give one grant: a refresh token or a workload identity assertion, not both")
+		return nil, errors.New("OAuth: give one grant: a refresh token, a workload identity assertion or an identity provider exchange")
 	}
 	if cfg.ClientSecret != "" && cfg.PrivateKeyPEM != nil {
 		return nil, errors.New("OAuth: give a client secret or a private key, not both")
@@ -128,6 +141,9 @@ func NewAuthorizer(serverURL string, cfg Config) (*Authorizer, error) {
 		a.key = k
 	}
 	a.mask(cfg.ClientSecret, cfg.RefreshToken)
+	if cfg.IDP != nil {
+		a.mask(cfg.IDP.ClientSecret, cfg.IDP.IDToken)
+	}
 	return a, nil
 }
 
@@ -228,9 +244,15 @@ func (a *Authorizer) fetch(ctx context.Context) error {
 		if aud == "" {
 			aud = a.disc.Issuer
 		}
-		assertion, err := a.cfg.Assertion(ctx, aud)
+		var assertion string
+		var err error
+		if a.cfg.IDP != nil {
+			assertion, err = a.cfg.IDP.exchange(ctx, a.cfg.HTTPClient, aud, a.disc.Resource, scopes)
+		} else if assertion, err = a.cfg.Assertion(ctx, aud); err != nil {
+			err = fmt.Errorf("the workload identity token: %w", err)
+		}
 		if err != nil {
-			return fmt.Errorf("OAuth: the workload identity token: %w", err)
+			return fmt.Errorf("OAuth: %w", err)
 		}
 		a.mask(assertion)
 		params.Set("grant_type", GrantJWTBearer)

@@ -2,6 +2,10 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -171,5 +175,41 @@ func TestNewAuthorizerRefuses(t *testing.T) {
 		if _, err := NewAuthorizer(c.url, c.cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestEnterpriseManaged runs the SEP-990 flow: an identity provider
+// exchanges the ID token for an ID-JAG (here one the fixture's
+// authorization server trusts), which the JWT bearer grant presents.
+func TestEnterpriseManaged(t *testing.T) {
+	f := newFixture(t, oauthtest.Options{})
+	var got url.Values
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		got = r.PostForm
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{
+			"access_token": f.WorkloadJWT(r.PostForm.Get("audience")), "token_type": "N_A",
+			"issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+		})
+	}))
+	defer idp.Close()
+	cfg := Config{ClientID: f.ClientID, ClientSecret: f.ClientSecret,
+		IDP: &IDPExchange{TokenEndpoint: idp.URL + "/token", ClientID: "idp-client", IDToken: "id-token-value"}}
+	reqs, err := run(t, f, cfg, f.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{
+		"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "subject_token": "id-token-value",
+		"subject_token_type": "urn:ietf:params:oauth:token-type:id_token", "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+		"audience": f.Issuer, "resource": f.URL, "client_id": "idp-client",
+	} {
+		if got.Get(k) != want {
+			t.Errorf("exchange %s = %q, want %q", k, got.Get(k), want)
+		}
+	}
+	if len(reqs) != 1 || reqs[0].Grant != GrantJWTBearer || reqs[0].Auth != "client_secret_basic" {
+		t.Errorf("token requests = %+v", reqs)
 	}
 }
