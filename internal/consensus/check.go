@@ -201,11 +201,11 @@ func (p *Prepared) readAttestation(root, dir string, a Attester) (AttesterResult
 	}
 	l, err := lock.Parse(data)
 	if err != nil {
-		return refuse(Unverifiable, "lock %s: %v", rel(root, lockPath), err)
+		return refuse(Unverifiable, "lock %s: %s", rel(root, lockPath), unquoted(err))
 	}
 	ar.Level = l.SchemaVersion
 	if err := lock.Verify(l); err != nil {
-		return refuse(Unverifiable, "lock %s does not reproduce its own digests: %v", rel(root, lockPath), err)
+		return refuse(Unverifiable, "lock %s does not reproduce its own digests: %s", rel(root, lockPath), unquoted(err))
 	}
 	if l.SchemaVersion < 3 {
 		return refuse(SchemaMismatch, "lock is at schema_version %d; a live capture can be rebuilt only at levels 3 and 4 (level %d skeletons left in-document $refs unresolved)", l.SchemaVersion, l.SchemaVersion)
@@ -319,4 +319,15 @@ func rel(root, path string) string {
 		return filepath.ToSlash(r)
 	}
 	return path
+}
+
+// unquoted is err's message up to the first quoted value: what a corpus
+// lock says (tool names, values) stays out of reports, its JSON path and
+// the rule it broke remain.
+func unquoted(err error) string {
+	msg := err.Error()
+	if i := strings.IndexAny(msg, "\"`"); i >= 0 {
+		msg = strings.TrimRight(msg[:i], " (:") + " (…)"
+	}
+	return msg
 }
