@@ -182,3 +182,56 @@ func addConsensusSARIF(driver *sarif.ToolComponent, run *sarif.Run, uri string, 
 	run.AddResult(buildResult(id, sev, r.Coordinate, id, Clip(ConsensusHeadline(r), MaxMessageBytes), uri, 1, props).
 		WithLevel(Level(sev)))
 }
+
+// writeConsensusMarkdown is the consensus section of the job summary and
+// the pull-request comment: the verdict, the release, the level compared
+// at, and one row per trusted attester. Everything in it is warden's words,
+// the user's inputs and digests, escaped for Markdown.
+func writeConsensusMarkdown(b *strings.Builder, r *consensus.Result) {
+	if r == nil {
+		return
+	}
+	icon := "✅"
+	switch r.Exit() {
+	case 1:
+		icon = "❌"
+	case 2:
+		icon = "⚠️"
+	}
+	if r.Verdict == consensus.Novel || r.Verdict == consensus.Insufficient {
+		if r.Exit() == 0 {
+			icon = "ℹ️"
+		}
+	}
+	fmt.Fprintf(b, "### %s Community consensus: %s\n\n", icon, code(string(r.Verdict)))
+	var facts []string
+	if r.Coordinate != "" {
+		facts = append(facts, "Release "+code(r.Coordinate))
+	}
+	if lt := r.LevelText(); lt != "" {
+		facts = append(facts, "compared at "+lt)
+	} else {
+		facts = append(facts, "nothing compared")
+	}
+	facts = append(facts, fmt.Sprintf("%d agreeing, %d required", r.Agreeing, r.MinAttesters))
+	b.WriteString(strings.Join(facts, " · ") + "\n\n")
+	if r.Reason != "" {
+		b.WriteString(EscapeMarkdown(Clip(r.Reason, MaxMessageBytes)) + "\n\n")
+	}
+	if len(r.Attesters) > 0 {
+		b.WriteString("| Attester | Status | Level | Surface digest |\n|---|---|---:|---|\n")
+		for _, a := range r.Attesters {
+			level := ""
+			if a.Level > 0 {
+				level = fmt.Sprint(a.Level)
+			}
+			digest := ""
+			if a.SurfaceDigest != "" {
+				digest = code(a.SurfaceDigest)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", code(a.ID), string(a.Status), level, digest)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("Consensus is observation by the attesters you trust, not a safety review ([docs/consensus.md](" + DocsURI + "consensus.md)).\n\n")
+}
