@@ -28,6 +28,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
@@ -114,6 +115,9 @@ type runner struct {
 	review        *prReview
 	candidatePath string
 	candidateAbs  string
+	// consensus is the community check's verdict (against-community);
+	// nil without one.
+	consensus *consensus.Result
 }
 
 func (r *runner) run(ctx context.Context) int {
@@ -289,11 +293,17 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if r.surfaceAbs != "" {
 		target = ops.Target{}
 	}
-	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version, Surface: r.surfaceAbs})
+	community, err := r.prepareConsensus(ctx, target)
+	if err != nil {
+		resume()
+		return r.fail(err)
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version, Surface: r.surfaceAbs, Consensus: community})
 	resume()
 	if err != nil {
 		return r.fail(err)
 	}
+	r.consensus = res.Consensus
 	// After a signal nothing more is written (SARIF, summary, outputs).
 	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
@@ -302,7 +312,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	// A changed launch is shown argv by argv beside the server-identity
 	// item: in the SARIF, the log and the summary.
 	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
-	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch, res.Accepted); err != nil {
+	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch, res.Accepted, res.Consensus); err != nil {
 		return r.fail(err)
 	}
 
@@ -345,10 +355,12 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		Findings: res.Findings, Drift: res.Drift, Explanations: expls,
 		BaselineDigest: baseline, CurrentDigest: current,
 		Launch: launch, Accepted: res.Accepted,
+		Consensus: res.Consensus,
 	}
 	if verdict == report.VerdictDrift {
 		summary.ReviewCommands = r.reviewCommands()
 	}
+	code = ops.ConsensusExit(code, res.Consensus)
 	if r.review != nil {
 		summary.LockChanges = r.review.changes
 	}
@@ -410,7 +422,7 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	}
 	lines := r.indexLock()
 	accepted := report.AcceptedFromLock(res.Lock, true)
-	if err := r.writeSARIF(res.Findings, nil, lines, nil, accepted); err != nil {
+	if err := r.writeSARIF(res.Findings, nil, lines, nil, accepted, nil); err != nil {
 		return r.fail(err)
 	}
 	digest := ""
@@ -459,7 +471,7 @@ func (r *runner) indexLock() *report.LineIndex {
 // run in the workspace since the inputs were resolved. launch, when set,
 // is shown beside the server-identity result; accepted are the lists
 // accepted as errors (run properties and notifications, not results).
-func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange, accepted []report.AcceptedList) error {
+func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange, accepted []report.AcceptedList, cons *consensus.Result) error {
 	var buf bytes.Buffer
 	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
 		Version:     r.version,
@@ -467,6 +479,7 @@ func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *
 		Lines:       lines,
 		Launch:      launch,
 		Accepted:    accepted,
+		Consensus:   cons,
 	}); err != nil {
 		return err
 	}
@@ -479,14 +492,19 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 		return err
 	}
 	verdict := s.Verdict
-	return r.writeOutputs([]Output{
+	outputs := []Output{
 		{"exit-code", strconv.Itoa(code)},
 		{"verdict", verdict},
 		{"drift-count", strconv.Itoa(driftCount)},
 		{"overall-digest", digest},
 		{"sarif", r.display(r.sarifAbs)},
 		{"candidate-lock", r.display(r.candidateAbs)},
-	})
+	}
+	// The verdict id only: never the reason, which quotes the corpus.
+	if r.consensus != nil {
+		outputs = append(outputs, Output{"consensus", string(r.consensus.Verdict)})
+	}
+	return r.writeOutputs(outputs)
 }
 
 // progress writes a capture's progress line to the job log.

@@ -244,16 +244,21 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	var of outputFlags
 	var cf configFlags
 	var sf surfaceFlags
+	var nf consensusFlags
 	tf.register(fs)
 	of.register(fs)
 	cf.register(fs)
 	sf.register(fs)
+	nf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
 	if err := fs.Parse(args); err != nil {
 		return flagsDone(env, fs, err)
 	}
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	if err := nf.usedWith(fs, &cf); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
 	if err := sf.usedWith(fs); err != nil {
@@ -274,7 +279,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
-	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin})
+	community, err := nf.prepare(ctx, target)
+	if err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin, Consensus: community})
 	if err != nil {
 		if sf.path != "" {
 			return failJSON(env, of, surfaceError(sf.path, err))
@@ -287,10 +296,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := printCheck(env, of, *lockPath, sf.path, res); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
+	code := ExitClean
 	if len(res.Drift) > 0 {
-		return ExitDrift
+		code = ExitDrift
 	}
-	return ExitClean
+	return ops.ConsensusExit(code, res.Consensus)
 }
 
 func runDiff(ctx context.Context, env Env, args []string) int {
