@@ -286,6 +286,9 @@ func (r *runner) quietly(write func(w io.Writer) error) error {
 }
 
 func (r *runner) check(ctx context.Context, target ops.Target) int {
+	if err := r.verifyLock(ctx); err != nil {
+		return r.fail(err)
+	}
 	resume, err := r.quiet()
 	if err != nil {
 		return r.fail(err)
@@ -376,6 +379,9 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 }
 
 func (r *runner) pin(ctx context.Context, target ops.Target) int {
+	if r.in.Sigstore.Sign && !ops.HasIDTokenSource(r.getenv) {
+		return r.fail(errSignNoToken)
+	}
 	resume, err := r.quiet()
 	if err != nil {
 		return r.fail(err)
@@ -418,6 +424,9 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	}
 	// After a signal nothing more is written (SARIF, summary, outputs).
 	if err := ops.Cancelled(ctx); err != nil {
+		return r.fail(err)
+	}
+	if err := r.signLock(ctx); err != nil {
 		return r.fail(err)
 	}
 	lines := r.indexLock()

@@ -26,7 +26,9 @@ type ConsensusInputs struct {
 }
 
 // consensusInputNames are the inputs that need against-community.
-var consensusInputNames = []string{"corpus", "corpus-ref", "attester", "attesters-file", "coordinate", "min-attesters", "require-consensus"}
+// (coordinate and trusted-root also serve sign and verify; sign.go
+// checks those.)
+var consensusInputNames = []string{"corpus", "corpus-ref", "attester", "attesters-file", "min-attesters", "require-consensus"}
 
 // parseConsensusInputs reads the against-community inputs into in.
 func parseConsensusInputs(get func(string) string, in *Inputs) error {
@@ -52,11 +54,11 @@ func parseConsensusInputs(get func(string) string, in *Inputs) error {
 	if len(in.Configs) > 0 {
 		return errors.New("input against-community: checks one server; not used with config")
 	}
-	c := &ConsensusInputs{Corpus: raw["corpus"], Ref: raw["corpus-ref"], AttestersFile: raw["attesters-file"], Coordinate: raw["coordinate"], MinAttesters: consensus.DefaultMinAttesters}
+	c := &ConsensusInputs{Corpus: raw["corpus"], Ref: raw["corpus-ref"], AttestersFile: raw["attesters-file"], Coordinate: strings.TrimSpace(get("coordinate")), MinAttesters: consensus.DefaultMinAttesters}
 	if c.Corpus == "" {
 		return errors.New("input corpus: against-community needs a corpus (a directory or a git URL)")
 	}
-	for _, n := range []string{"corpus", "corpus-ref", "attesters-file", "coordinate"} {
+	for _, n := range []string{"corpus", "corpus-ref", "attesters-file"} {
 		if err := noControl(n, raw[n]); err != nil {
 			return err
 		}
@@ -113,7 +115,15 @@ func (r *runner) prepareConsensus(ctx context.Context, target ops.Target) (*cons
 		}
 		file = abs
 	}
-	verifier, err := ops.ConsensusVerifier("")
+	root := ""
+	if r.in.Sigstore.TrustedRoot != "" {
+		abs, err := ResolveFile(r.workspace, r.workDir, "trusted-root", r.in.Sigstore.TrustedRoot)
+		if err != nil {
+			return nil, err
+		}
+		root = abs
+	}
+	verifier, err := ops.ConsensusVerifier(root)
 	if err != nil {
 		return nil, err
 	}

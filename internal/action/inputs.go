@@ -106,6 +106,8 @@ type Inputs struct {
 	AcceptListErrors map[string]int64
 	// Consensus are the against-community inputs; nil without them.
 	Consensus *ConsensusInputs
+	// Sigstore are the signing and verification inputs (see sign.go).
+	Sigstore SigstoreInputs
 }
 
 // ParseInputs reads every input through get (which returns an input's raw
@@ -260,7 +262,11 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	if in.AcceptListErrors, err = parseAcceptListErrors(get("accept-list-error"), in); err != nil {
 		return in, err
 	}
+	// Consensus first: coordinate and trusted-root serve both.
 	if err := parseConsensusInputs(get, &in); err != nil {
+		return in, err
+	}
+	if err := parseSigstoreInputs(get, &in); err != nil {
 		return in, err
 	}
 	return in, nil

@@ -30,8 +30,17 @@ type Root struct {
 	tm root.TrustedMaterial
 	// requireSCT makes Verify demand a signed certificate timestamp from a
 	// CT log in the root, as Sigstore's clients do for Fulcio certificates.
-	// Only test material without a CT log (newTestRoot) turns it off.
+	// It is set whenever the root lists a CT log (the public-good root
+	// does); a root without one (a private deployment, tests) cannot check
+	// an SCT.
 	requireSCT bool
+}
+
+// NewRoot makes a Root of trusted material already at hand (a private
+// Sigstore deployment's, or a test's). Verify requires an embedded SCT
+// exactly when the material lists a CT log.
+func NewRoot(tm root.TrustedMaterial) *Root {
+	return &Root{tm: tm, requireSCT: len(tm.CTLogs()) > 0}
 }
 
 // PublicGoodRoot returns the embedded Sigstore public-good trusted root.
@@ -40,7 +49,7 @@ func PublicGoodRoot() (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded Sigstore trusted root: %w", err)
 	}
-	return &Root{tm: tr, requireSCT: true}, nil
+	return NewRoot(tr), nil
 }
 
 // LoadRoot reads a trusted_root.json the user supplies (a newer one than
@@ -58,5 +67,5 @@ func LoadRoot(path string) (*Root, error) {
 	if len(tr.FulcioCertificateAuthorities()) == 0 || len(tr.RekorLogs()) == 0 {
 		return nil, fmt.Errorf("read trusted root %s: no Fulcio certificate authority or no Rekor log", path)
 	}
-	return &Root{tm: tr, requireSCT: true}, nil
+	return NewRoot(tr), nil
 }

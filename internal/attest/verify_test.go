@@ -257,3 +257,11 @@ func FuzzParseBundle(f *testing.F) {
 		_ = r.Verify(b, Statement{Coordinate: "npm:a@1", Digest: "sha256:00"}, id)
 	})
 }
+
+// TestPublicGoodRequiresSCT: the public-good root lists CT logs, so a
+// Fulcio certificate without an embedded SCT must not verify against it.
+func TestPublicGoodRequiresSCT(t *testing.T) {
+	if !publicGood(t).requireSCT {
+		t.Fatal("the public-good root does not require SCTs")
+	}
+}

@@ -158,6 +158,8 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	allowSecret := fs.Bool("allow-secret-in-lock", false, "write the lock even if a value it stores verbatim (argv, names, enum values) looks like a secret")
 	noSnapshot := fs.Bool("no-snapshot", false, "write no surface snapshot beside the lock (and remove the old one, which would no longer match)")
 	allowSecretSnap := fs.Bool("allow-secret-in-snapshot", false, "write the surface snapshot even if a string in it looks like a secret")
+	var sgf signFlags
+	sgf.register(fs)
 	var acceptErrs listFlag
 	fs.Var(&acceptErrs, "accept-list-error", "accept `LIST=CODE` (e.g. resources=-32603): that JSON-RPC error on the list's first page pins an empty section, recorded in the lock (repeatable, one code per list)")
 	if err := fs.Parse(args); err != nil {
@@ -175,6 +177,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return failJSON(env, of, oneLine(err))
 	}
 	if err := checkSARIFPath(of.sarif); err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	if err := sgf.usable(env.Getenv, cf.given()); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
 	if cf.given() {
@@ -225,6 +230,11 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err := ops.Cancelled(ctx); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
+	if sgf.sign {
+		if code := sgf.signLock(ctx, env, of, *lockPath); code != ExitClean {
+			return code
+		}
+	}
 	if err := printPin(env, of, *lockPath, res); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
@@ -249,11 +259,15 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	of.register(fs)
 	cf.register(fs)
 	sf.register(fs)
-	nf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
+	var vf verifyFlags
+	vf.register(fs)
+	// After vf: --coordinate and --trusted-root serve both.
+	nf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return flagsDone(env, fs, err)
 	}
+	vf.rootShared = nf.against
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
 		return failJSON(env, of, oneLine(err))
@@ -266,6 +280,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	if err := checkSARIFPath(of.sarif); err != nil {
 		return failJSON(env, of, oneLine(err))
+	}
+	if code, done := vf.run(ctx, env, of, *lockPath, cf.given()); done {
+		return code
 	}
 	if cf.given() {
 		return runCheckConfig(ctx, env, &cf, &tf, of)

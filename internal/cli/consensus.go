@@ -12,18 +12,20 @@ import (
 
 // consensusFlags are check's community-consensus flags (the reference's).
 type consensusFlags struct {
-	against          bool
-	corpus, ref      string
-	attesters        listFlag
-	attestersFile    string
-	coordinate       string
-	minAttesters     int
-	requireConsensus bool
-	trustedRoot      string
+	against       bool
+	corpus, ref   string
+	attesters     listFlag
+	attestersFile string
+	// coordinate and trustedRoot read --coordinate and --trusted-root,
+	// which check --verify shares (registered by whichever comes first).
+	coordinate, trustedRoot func() string
+	minAttesters            int
+	requireConsensus        bool
 }
 
 // consensusOnly are the flags that mean nothing without --against-community.
-var consensusOnly = []string{"corpus", "corpus-ref", "attester", "attesters-file", "coordinate", "min-attesters", "require-consensus", "trusted-root"}
+// (--coordinate and --trusted-root also serve --verify, which checks them.)
+var consensusOnly = []string{"corpus", "corpus-ref", "attester", "attesters-file", "min-attesters", "require-consensus"}
 
 func (c *consensusFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.against, "against-community", false, "also compare the surface with what trusted community attesters signed for this exact package release (docs/consensus.md)")
@@ -31,10 +33,19 @@ func (c *consensusFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ref, "corpus-ref", "", "the corpus's exact git `commit` (40 hex digits; required for a URL)")
 	fs.Var(&c.attesters, "attester", "trust attester `ID=IDENTITY@ISSUER` (repeatable; the issuer follows the last @)")
 	fs.StringVar(&c.attestersFile, "attesters-file", "", "trust the attesters listed in `FILE` (attesters.json format; not inside the corpus)")
-	fs.StringVar(&c.coordinate, "coordinate", "", "the release, `ECO:PKG@VERSION` (npm or pypi), when the launch does not name one exact version")
+	c.coordinate = sharedFlag(fs, "coordinate", "the release, `ECO:PKG@VERSION` (npm or pypi), when the launch does not name one exact version")
 	fs.IntVar(&c.minAttesters, "min-attesters", consensus.DefaultMinAttesters, "agreeing trusted attesters a match needs (`N`)")
 	fs.BoolVar(&c.requireConsensus, "require-consensus", false, "fail (exit 1) when the release is novel or too few attesters agree")
-	fs.StringVar(&c.trustedRoot, "trusted-root", "", "Sigstore trusted root `FILE` to verify with instead of the embedded public-good root")
+	c.trustedRoot = sharedFlag(fs, "trusted-root", "Sigstore trusted root `FILE` to verify with instead of the embedded public-good root")
+}
+
+// sharedFlag registers a string flag unless fs has it already, and
+// returns its value's reader.
+func sharedFlag(fs *flag.FlagSet, name, usage string) func() string {
+	if fs.Lookup(name) == nil {
+		fs.String(name, "", usage)
+	}
+	return func() string { return fs.Lookup(name).Value.String() }
 }
 
 // usedWith refuses consensus flags without --against-community, and
@@ -76,7 +87,7 @@ func (c *consensusFlags) prepare(ctx context.Context, target ops.Target) (*conse
 		}
 		attesters = append(attesters, a)
 	}
-	verifier, err := ops.ConsensusVerifier(c.trustedRoot)
+	verifier, err := ops.ConsensusVerifier(c.trustedRoot())
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +96,7 @@ func (c *consensusFlags) prepare(ctx context.Context, target ops.Target) (*conse
 		Ref:              c.ref,
 		Attesters:        attesters,
 		AttestersFile:    c.attestersFile,
-		Coordinate:       c.coordinate,
+		Coordinate:       c.coordinate(),
 		MinAttesters:     c.minAttesters,
 		RequireConsensus: c.requireConsensus,
 		Verifier:         verifier,

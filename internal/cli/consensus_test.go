@@ -259,6 +259,9 @@ func TestConsensusFlagsUsage(t *testing.T) {
 		{[]string{"check", "--against-community", "--", "true"}, "--against-community needs --corpus PATH|URL"},
 		{[]string{"check", "--against-community", "--corpus", "x", "--min-attesters", "0", "--", "true"}, "--min-attesters must be at least 1"},
 		{[]string{"check", "--against-community", "--corpus", "x", "--attester", "nobody", "--lock", "/nonexistent/warden.lock", "--", "true"}, "--attester: attester \"nobody\": want ID=IDENTITY@ISSUER"},
+		// --trusted-root is --verify's and --against-community's.
+		{[]string{"check", "--against-community", "--corpus", "x", "--trusted-root", "/nonexistent/root.json", "--", "true"}, "sigstore trusted root"},
+		{[]string{"check", "--trusted-root", "/nonexistent/root.json", "--", "true"}, "need --verify"},
 	} {
 		code, _, errs := run(t, tc.args...)
 		if code != ExitError || !strings.Contains(errs, tc.want) {
