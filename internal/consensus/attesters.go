@@ -40,7 +40,8 @@ func (a Attester) validate() error {
 	if a.Identity == "" || strings.ContainsAny(a.Identity, " \t\r\n") {
 		return fmt.Errorf("identity %q must be a non-empty certificate identity", a.Identity)
 	}
-	if !strings.HasPrefix(a.Issuer, "https://") || strings.ContainsAny(a.Issuer, " \t\r\n") {
+	// An issuer URL holds no "@": ID=IDENTITY@ISSUER splits at the last one.
+	if !strings.HasPrefix(a.Issuer, "https://") || strings.ContainsAny(a.Issuer, " \t\r\n@") {
 		return fmt.Errorf("issuer %q must be an https:// OIDC issuer URL", a.Issuer)
 	}
 	return nil

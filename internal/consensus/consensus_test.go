@@ -139,6 +139,18 @@ func TestVerdicts(t *testing.T) {
 			os.Remove(filepath.Join(d, "locks/npm/@scope__pkg/1.0.0/alice.lock.sigstore"))
 		}, Options{Attesters: []Attester{alice}, MinAttesters: 1}, Unverifiable, 2},
 		{"no attester", func(t *testing.T, d string) { put(t, d, alice, same, nil) }, Options{}, UnpinnedTrust, 2},
+		{"a lock that is a symbolic link", func(t *testing.T, d string) {
+			elsewhere := t.TempDir()
+			put(t, elsewhere, alice, same, nil)
+			put(t, d, alice, same, nil)
+			p := filepath.Join(d, "locks/npm/@scope__pkg/1.0.0/alice.lock")
+			os.Remove(p)
+			if err := os.Symlink(filepath.Join(elsewhere, "locks/npm/@scope__pkg/1.0.0/alice.lock"), p); err != nil {
+				t.Fatal(err)
+			}
+		}, Options{Attesters: []Attester{alice}, MinAttesters: 1}, Unverifiable, 2},
+		{"one id with two identities", func(t *testing.T, d string) { put(t, d, alice, same, nil) },
+			Options{Attesters: []Attester{alice, {ID: "alice", Identity: bob.Identity, Issuer: bob.Issuer}}}, UnpinnedTrust, 2},
 		{"attesters file inside the corpus", func(t *testing.T, d string) {
 			put(t, d, alice, same, nil)
 			os.WriteFile(filepath.Join(d, "attesters.json"), []byte(`[{"id":"alice","certificate_identity":"`+alice.Identity+`","oidc_issuer":"`+alice.Issuer+`"}]`), 0o644)
@@ -295,6 +307,29 @@ func FuzzParseAttester(f *testing.F) {
 		}
 		if b, err := ParseAttester(a.ID + "=" + a.Identity + "@" + a.Issuer); err != nil || b != a {
 			t.Fatalf("%q: %+v does not round-trip", s, a)
+		}
+	})
+}
+
+// FuzzReadAttestersFile holds that an attesters file either is refused or
+// yields attesters that each parse back from their flag form.
+func FuzzReadAttestersFile(f *testing.F) {
+	f.Add([]byte(`[{"id":"a","certificate_identity":"x@refs/heads/main","oidc_issuer":"https://i"}]`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`[{"id":"a","certificate_identity":"x","oidc_issuer":"https://u@h"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "attesters.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		as, err := ReadAttestersFile(p)
+		if err != nil {
+			return
+		}
+		for _, a := range as {
+			if b, err := ParseAttester(a.ID + "=" + a.Identity + "@" + a.Issuer); err != nil || b != a {
+				t.Fatalf("%+v does not round-trip: %v", a, err)
+			}
 		}
 	})
 }
