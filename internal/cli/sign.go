@@ -135,6 +135,10 @@ func (v *verifyFlags) run(ctx context.Context, env Env, of outputFlags, lockPath
 
 // runTrustRoot is `warden trust-root refresh --out FILE`.
 func runTrustRoot(ctx context.Context, env Env, args []string) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(env.Stdout, "usage: warden trust-root refresh --out FILE\n\nFetches Sigstore's current trusted root through TUF, for check --verify --trusted-root FILE.")
+		return ExitClean
+	}
 	if len(args) == 0 || args[0] != "refresh" {
 		return fail(env, "usage: warden trust-root refresh --out FILE")
 	}
