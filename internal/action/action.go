@@ -28,6 +28,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
@@ -114,6 +115,9 @@ type runner struct {
 	review        *prReview
 	candidatePath string
 	candidateAbs  string
+	// consensus is the community check's verdict (against-community);
+	// nil without one.
+	consensus *consensus.Result
 }
 
 func (r *runner) run(ctx context.Context) int {
@@ -285,6 +289,9 @@ func (r *runner) quietly(write func(w io.Writer) error) error {
 }
 
 func (r *runner) check(ctx context.Context, target ops.Target) int {
+	if err := r.verifyLock(ctx); err != nil {
+		return r.fail(err)
+	}
 	resume, err := r.quiet()
 	if err != nil {
 		return r.fail(err)
@@ -292,11 +299,17 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	if r.surfaceAbs != "" {
 		target = ops.Target{}
 	}
-	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version, Surface: r.surfaceAbs})
+	community, err := r.prepareConsensus(ctx, target)
+	if err != nil {
+		resume()
+		return r.fail(err)
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: r.lockAbs, Version: r.version, Surface: r.surfaceAbs, Consensus: community})
 	resume()
 	if err != nil {
 		return r.fail(err)
 	}
+	r.consensus = res.Consensus
 	// After a signal nothing more is written (SARIF, summary, outputs).
 	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
@@ -305,7 +318,7 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 	// A changed launch is shown argv by argv beside the server-identity
 	// item: in the SARIF, the log and the summary.
 	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
-	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch, res.Accepted); err != nil {
+	if err := r.writeSARIF(res.Findings, res.Drift, lines, launch, res.Accepted, res.Consensus); err != nil {
 		return r.fail(err)
 	}
 
@@ -348,10 +361,12 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 		Findings: res.Findings, Drift: res.Drift, Explanations: expls,
 		BaselineDigest: baseline, CurrentDigest: current,
 		Launch: launch, Accepted: res.Accepted,
+		Consensus: res.Consensus,
 	}
 	if verdict == report.VerdictDrift {
 		summary.ReviewCommands = r.reviewCommands()
 	}
+	code = ops.ConsensusExit(code, res.Consensus)
 	if r.review != nil {
 		summary.LockChanges = r.review.changes
 	}
@@ -367,6 +382,9 @@ func (r *runner) check(ctx context.Context, target ops.Target) int {
 }
 
 func (r *runner) pin(ctx context.Context, target ops.Target) int {
+	if r.in.Sigstore.Sign && !ops.HasIDTokenSource(r.getenv) {
+		return r.fail(errSignNoToken)
+	}
 	resume, err := r.quiet()
 	if err != nil {
 		return r.fail(err)
@@ -411,9 +429,12 @@ func (r *runner) pin(ctx context.Context, target ops.Target) int {
 	if err := ops.Cancelled(ctx); err != nil {
 		return r.fail(err)
 	}
+	if err := r.signLock(ctx); err != nil {
+		return r.fail(err)
+	}
 	lines := r.indexLock()
 	accepted := report.AcceptedFromLock(res.Lock, true)
-	if err := r.writeSARIF(res.Findings, nil, lines, nil, accepted); err != nil {
+	if err := r.writeSARIF(res.Findings, nil, lines, nil, accepted, nil); err != nil {
 		return r.fail(err)
 	}
 	digest := ""
@@ -462,7 +483,7 @@ func (r *runner) indexLock() *report.LineIndex {
 // run in the workspace since the inputs were resolved. launch, when set,
 // is shown beside the server-identity result; accepted are the lists
 // accepted as errors (run properties and notifications, not results).
-func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange, accepted []report.AcceptedList) error {
+func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *report.LineIndex, launch *report.LaunchChange, accepted []report.AcceptedList, cons *consensus.Result) error {
 	var buf bytes.Buffer
 	if err := report.WriteSARIF(&buf, findings, items, report.SARIFOptions{
 		Version:     r.version,
@@ -470,6 +491,7 @@ func (r *runner) writeSARIF(findings []lock.Finding, items []drift.Item, lines *
 		Lines:       lines,
 		Launch:      launch,
 		Accepted:    accepted,
+		Consensus:   cons,
 	}); err != nil {
 		return err
 	}
@@ -482,14 +504,19 @@ func (r *runner) finish(s report.Summary, code, driftCount int, digest string) e
 		return err
 	}
 	verdict := s.Verdict
-	return r.writeOutputs([]Output{
+	outputs := []Output{
 		{"exit-code", strconv.Itoa(code)},
 		{"verdict", verdict},
 		{"drift-count", strconv.Itoa(driftCount)},
 		{"overall-digest", digest},
 		{"sarif", r.display(r.sarifAbs)},
 		{"candidate-lock", r.display(r.candidateAbs)},
-	})
+	}
+	// The verdict id only: never the reason, which quotes the corpus.
+	if r.consensus != nil {
+		outputs = append(outputs, Output{"consensus", string(r.consensus.Verdict)})
+	}
+	return r.writeOutputs(outputs)
 }
 
 // progress writes a capture's progress line to the job log.

@@ -106,6 +106,10 @@ type Inputs struct {
 	// (the accept-list-error input; capture.Options.AcceptListErrors); nil
 	// accepts none. A check accepts what its lock records instead.
 	AcceptListErrors map[string]int64
+	// Consensus are the against-community inputs; nil without them.
+	Consensus *ConsensusInputs
+	// Sigstore are the signing and verification inputs (see sign.go).
+	Sigstore SigstoreInputs
 }
 
 // ParseInputs reads every input through get (which returns an input's raw
@@ -261,6 +265,13 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 		return in, err
 	}
 	if in.AcceptListErrors, err = parseAcceptListErrors(get("accept-list-error"), in); err != nil {
+		return in, err
+	}
+	// Consensus first: coordinate and trusted-root serve both.
+	if err := parseConsensusInputs(get, &in); err != nil {
+		return in, err
+	}
+	if err := parseSigstoreInputs(get, &in); err != nil {
 		return in, err
 	}
 	return in, nil

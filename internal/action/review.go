@@ -426,7 +426,7 @@ func (r *runner) comment(verdict string, items []drift.Item, expls []explain.Exp
 		LockPath: r.display(r.lockAbs), Verdict: verdict, Drift: items, Explanations: expls, Error: errText,
 		LockChanges: rv.changes, CandidateLock: r.display(r.candidateAbs),
 		HeadSHA: rv.event.HeadSHA, RunURL: r.runURL(),
-		Accepted: accepted,
+		Accepted: accepted, Consensus: r.consensus,
 	}
 	if verdict == report.VerdictDrift {
 		c.ReviewCommands = r.reviewCommands()
@@ -437,7 +437,7 @@ func (r *runner) comment(verdict string, items []drift.Item, expls []explain.Exp
 		r.warning("the pull request comment was not updated: " + err.Error())
 		return
 	}
-	worth := verdict != report.VerdictClean ||
+	worth := verdict != report.VerdictClean || r.consensus != nil && r.consensus.Exit() != 0 ||
 		rv.changes != nil && (rv.changes.State == report.LockChanged || rv.changes.State == report.LockAdded)
 	switch {
 	case id != 0:

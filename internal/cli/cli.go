@@ -56,6 +56,7 @@ commands:
   approve      re-attest an existing lock without re-capturing (alias: lock rotate)
   conformance  run a conformance vector corpus
   action       the GitHub Action entrypoint
+  trust-root   refresh Sigstore's trusted root through TUF (trust-root refresh --out FILE)
   version      print warden's version
 
 Run 'warden <command> -h' or 'warden help <command>' for a command's flags.`
@@ -142,6 +143,8 @@ func dispatch(ctx context.Context, env Env, cmd string, args []string) int {
 		return runConformance(env, args)
 	case "action":
 		return runAction(ctx, env, args)
+	case "trust-root":
+		return runTrustRoot(ctx, env, args)
 	case "version", "--version", "-version":
 		fmt.Fprintf(env.Stdout, "warden %s\n", env.Version)
 		return ExitClean

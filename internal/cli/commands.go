@@ -160,6 +160,8 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	allowSecret := fs.Bool("allow-secret-in-lock", false, "write the lock even if a value it stores verbatim (argv, names, enum values) looks like a secret")
 	noSnapshot := fs.Bool("no-snapshot", false, "write no surface snapshot beside the lock (and remove the old one, which would no longer match)")
 	allowSecretSnap := fs.Bool("allow-secret-in-snapshot", false, "write the surface snapshot even if a string in it looks like a secret")
+	var sgf signFlags
+	sgf.register(fs)
 	var acceptErrs listFlag
 	fs.Var(&acceptErrs, "accept-list-error", "accept `LIST=CODE` (e.g. resources=-32603): that JSON-RPC error on the list's first page pins an empty section, recorded in the lock (repeatable, one code per list)")
 	if err := fs.Parse(args); err != nil {
@@ -177,6 +179,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 		return failJSON(env, of, oneLine(err))
 	}
 	if err := checkSARIFPath(of.sarif); err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	if err := sgf.usable(env.Getenv, cf.given()); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
 	if cf.given() {
@@ -230,6 +235,11 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	if err := ops.Cancelled(ctx); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
+	if sgf.sign {
+		if code := sgf.signLock(ctx, env, of, *lockPath); code != ExitClean {
+			return code
+		}
+	}
 	if err := printPin(env, of, *lockPath, res); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
@@ -249,16 +259,25 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	var of outputFlags
 	var cf configFlags
 	var sf surfaceFlags
+	var nf consensusFlags
 	tf.register(fs)
 	of.register(fs)
 	cf.register(fs)
 	sf.register(fs)
 	lockPath := fs.String("lock", "warden.lock", "lock file `path`")
+	var vf verifyFlags
+	vf.register(fs)
+	// After vf: --coordinate and --trusted-root serve both.
+	nf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return flagsDone(env, fs, err)
 	}
+	vf.rootShared = nf.against
 	env.Secrets.Add(tf.secretValues(env.Getenv)...)
 	if err := cf.usedWith(fs); err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	if err := nf.usedWith(fs, &cf); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
 	if err := sf.usedWith(fs); err != nil {
@@ -266,6 +285,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	if err := checkSARIFPath(of.sarif); err != nil {
 		return failJSON(env, of, oneLine(err))
+	}
+	if code, done := vf.run(ctx, env, of, *lockPath, cf.given()); done {
+		return code
 	}
 	if cf.given() {
 		return runCheckConfig(ctx, env, &cf, &tf, of)
@@ -282,7 +304,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
-	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin})
+	community, err := nf.prepare(ctx, target)
+	if err != nil {
+		return failJSON(env, of, oneLine(err))
+	}
+	res, err := ops.Check(ctx, ops.CheckOptions{Target: target, LockPath: *lockPath, Version: env.Version, Surface: sf.path, Stdin: env.Stdin, Consensus: community})
 	if err != nil {
 		if sf.path != "" {
 			return failJSON(env, of, surfaceError(sf.path, err))
@@ -295,10 +321,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := printCheck(env, of, *lockPath, sf.path, res); err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
+	code := ExitClean
 	if len(res.Drift) > 0 {
-		return ExitDrift
+		code = ExitDrift
 	}
-	return ExitClean
+	return ops.ConsensusExit(code, res.Consensus)
 }
 
 func runDiff(ctx context.Context, env Env, args []string) int {

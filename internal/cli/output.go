@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/wardenlock/warden/internal/action"
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
@@ -26,11 +27,12 @@ func sanitize(s string) string { return report.Message(s) }
 // severe and a note on stderr says how many were left out. launch, when
 // set, is shown beside the server-identity result; accepted are the lists
 // accepted as errors (run properties and notifications, not results).
-func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item, launch *report.LaunchChange, accepted []report.AcceptedList) error {
+func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items []drift.Item, launch *report.LaunchChange, accepted []report.AcceptedList, cons *consensus.Result) error {
 	var buf bytes.Buffer
 	opts := sarifOptions(env, lockPath)
 	opts.Launch = launch
 	opts.Accepted = accepted
+	opts.Consensus = cons
 	if err := report.WriteSARIF(&buf, findings, items, opts); err != nil {
 		return err
 	}
@@ -47,7 +49,7 @@ func writeSARIF(env Env, path, lockPath string, findings []lock.Finding, items [
 func printPin(env Env, of outputFlags, lockPath string, res *ops.PinResult) error {
 	accepted := report.AcceptedFromLock(res.Lock, true)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil, nil, accepted); err != nil {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, nil, nil, accepted, nil); err != nil {
 			return err
 		}
 	}
@@ -64,7 +66,7 @@ func printCheck(env Env, of outputFlags, lockPath, surfacePath string, res *ops.
 	// A changed launch is shown argv by argv beside the server-identity item.
 	launch := report.NewLaunchChange(res.Drift, res.Baseline, res.Current)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift, launch, res.Accepted); err != nil {
+		if err := writeSARIF(env, of.sarif, lockPath, res.Findings, res.Drift, launch, res.Accepted, res.Consensus); err != nil {
 			return err
 		}
 	}
@@ -74,6 +76,11 @@ func printCheck(env Env, of outputFlags, lockPath, surfacePath string, res *ops.
 	if of.json {
 		if err := report.WriteJSONLWith(env.Stdout, res.Findings, res.Drift, report.JSONLOptions{Launch: launch, Explanations: expls, Accepted: res.Accepted}); err != nil {
 			return err
+		}
+		if res.Consensus != nil {
+			if _, err := io.WriteString(env.Stdout, report.ConsensusJSONL(res.Consensus)); err != nil {
+				return err
+			}
 		}
 		verdict := report.VerdictClean
 		if len(res.Drift) > 0 {
@@ -93,6 +100,9 @@ func printCheck(env Env, of outputFlags, lockPath, surfacePath string, res *ops.
 	}
 	if n := len(res.NewFindings); n > 0 {
 		fmt.Fprintf(env.Stdout, "note: %d static finding(s) not approved in the lock (informational: findings never change the exit code; see --json or --sarif)\n", n)
+	}
+	if err := report.WriteConsensusText(env.Stdout, res.Consensus); err != nil {
+		return err
 	}
 	if len(res.Drift) == 0 {
 		return nil
@@ -125,7 +135,7 @@ func nextSteps(lockPath, surfacePath string, res *ops.CheckResult) report.NextSt
 func printDiff(env Env, of outputFlags, a, b string, res *ops.DiffResult) error {
 	launch := report.NewLaunchChange(res.Drift, res.A, res.B)
 	if of.sarif != "" {
-		if err := writeSARIF(env, of.sarif, b, nil, res.Drift, launch, nil); err != nil {
+		if err := writeSARIF(env, of.sarif, b, nil, res.Drift, launch, nil, nil); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenlock/warden/internal/capture"
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/mask"
@@ -376,6 +377,9 @@ type CheckOptions struct {
 	Surface string
 	// Stdin is what Surface "-" reads.
 	Stdin io.Reader
+	// Consensus, when set, is a prepared community check (PrepareConsensus)
+	// that Check compares the captured surface with.
+	Consensus *consensus.Prepared
 }
 
 // CheckResult is the outcome of a check: the stored baseline, the lock built
@@ -411,6 +415,8 @@ type CheckResult struct {
 	// pin.accepted_list_errors), each saying whether this check's capture
 	// got the error again; every report of the check shows them.
 	Accepted []report.AcceptedList
+	// Consensus is the community check's verdict (nil without one).
+	Consensus *consensus.Result
 	// surfaceFile is the surface file checked ("" after a capture), which
 	// CandidateSnapshot reads again for a whole surface.
 	surfaceFile string
@@ -514,6 +520,9 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		BaselineSurface: baseSurface,
 		CurrentSurface:  captured,
 		Accepted:        checkAccepted(base, captured),
+	}
+	if o.Consensus != nil {
+		res.Consensus = o.Consensus.Compare(cur)
 	}
 	if o.Surface != "" {
 		res.CurrentSurfacePartial = true

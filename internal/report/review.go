@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
@@ -219,6 +220,8 @@ type Comment struct {
 	// Accepted are the lists accepted as errors (AcceptedList), shown in
 	// their own section whatever the verdict.
 	Accepted []AcceptedList
+	// Consensus is the community check's verdict, nil without one.
+	Consensus *consensus.Result
 }
 
 // safeURL matches the URLs RenderComment links: a scheme, a host and a path
@@ -280,6 +283,7 @@ func RenderComment(c Comment) string {
 	if c.Verdict != VerdictError {
 		writeAcceptedMarkdown(&b, "check", c.Accepted)
 	}
+	writeConsensusMarkdown(&b, c.Consensus)
 
 	writeLockChanges(&b, c.LockChanges, view)
 

@@ -135,6 +135,9 @@ const DocsURI = InformationURI + "/blob/main/docs/"
 // finding in docs/findings.md ("#wrd-cap-shell"). A rule warden does not
 // know (a newer producer's) links to the list it would belong to.
 func HelpURI(ruleID string) string {
+	if v, ok := strings.CutPrefix(ruleID, "WRD-CONSENSUS-"); ok {
+		return DocsURI + "consensus.md#wrd-consensus-" + strings.ToLower(v)
+	}
 	known := Describe(ruleID).Known
 	if class, ok := strings.CutPrefix(ruleID, DriftRulePrefix); ok {
 		if !known {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/lock"
 )
@@ -59,6 +60,9 @@ type SARIFOptions struct {
 	// drift result on a tool one names carries the property "allowlists",
 	// where the configs say so (config text, never the server's).
 	Allowlists []Allowlist
+	// Consensus is a community check's verdict (check --against-community);
+	// nil when there was none. See addConsensusSARIF.
+	Consensus *consensus.Result
 }
 
 // BuildSARIF returns a SARIF 2.1.0 report with one run: a rule for every
@@ -155,6 +159,9 @@ func BuildSARIF(findings []lock.Finding, items []drift.Item, o SARIFOptions) (*s
 		}
 		run.Properties["warden/acceptedListErrors"] = acceptedProperty(o.Accepted)
 		notes = append(notes, acceptedNotifications(o.Accepted)...)
+	}
+	if o.Consensus != nil {
+		addConsensusSARIF(driver, run, uri, o.Consensus)
 	}
 	if len(notes) > 0 {
 		run.AddInvocations(sarif.NewInvocation().WithExecutionSuccess(true).WithToolExecutionNotifications(notes))

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wardenlock/warden/internal/consensus"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/explain"
 	"github.com/wardenlock/warden/internal/lock"
@@ -222,6 +223,8 @@ type Summary struct {
 	// Accepted are the lists accepted as errors (AcceptedList), shown in
 	// their own section whatever the verdict.
 	Accepted []AcceptedList
+	// Consensus is the community check's verdict, nil without one.
+	Consensus *consensus.Result
 }
 
 // RenderSummary returns the job summary as GitHub-flavoured Markdown, at
@@ -374,6 +377,7 @@ func renderSummary(s Summary) string {
 	}
 
 	writeAcceptedMarkdown(&b, s.Mode, s.Accepted)
+	writeConsensusMarkdown(&b, s.Consensus)
 
 	writeLockChanges(&b, s.LockChanges, view)
 
