@@ -514,8 +514,13 @@ func (ld *lockDecoder) toolMember(j *toolJob, obj *jsonv.Value, key string) (boo
 	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
 		return false, nil
 	}
-	// The digest covers the skeleton as an element of the entry.
-	c, k, cok, err := d.Transcode(ld.compact[:0], ld.canonical[:0], 1)
+	// The digest covers the skeleton as an element of the entry. A
+	// skeleton as warden and the reference write them is read in a quick
+	// pass; anything else is transcoded, with the same refusals.
+	c, k, cok, err := d.CanonicalText(ld.compact[:0], ld.canonical[:0], 1)
+	if err == nil && !cok {
+		c, k, cok, err = d.Transcode(ld.compact[:0], ld.canonical[:0], 1)
+	}
 	if err != nil {
 		return true, err
 	}
@@ -750,7 +755,7 @@ func (tw *toolWorker) do(j toolJob, w *toolWork) {
 		t.OutputSchemaSkeleton = jsonv.CompactRawString(outText.compact)
 	}
 	if (omit || skelText.ok) && (!t.HasV4 || outText.ok) {
-		if d, err := toolDigestFrom(&tw.h, &t, skelText.canonical, outText.canonical, omit); err == nil {
+		if d, err := toolDigestFrom(&tw.h, &t, &skelText, &outText, omit); err == nil {
 			t.memo = newToolMemo(t, omit, d)
 		}
 	}
