@@ -78,6 +78,10 @@ type canonFrame struct {
 	// begins in k, and whether its keys have come in order so far.
 	spanBase, first int
 	sorted          bool
+	// reversed is set while the keys have come in reverse order, as the
+	// members of a skeleton's property do (type, required, enum,
+	// constraints): they are then put in order without a sort.
+	reversed bool
 }
 
 // canonSpan is one member of an object: its key's contents in the input
@@ -103,6 +107,15 @@ func (s *canonScan) more() bool {
 
 // space skips whitespace and returns the next byte.
 func (s *canonScan) space() (byte, bool) {
+	// Most tokens follow none (inlined here), or one blank.
+	if i := s.d.mark + s.i; i < len(s.d.buf) && s.d.buf[i] > ' ' {
+		return s.d.buf[i], true
+	}
+	return s.spaceRun()
+}
+
+// spaceRun is space past one or more whitespace bytes.
+func (s *canonScan) spaceRun() (byte, bool) {
 	for {
 		if !s.more() {
 			return 0, false
@@ -162,7 +175,7 @@ func (s *canonScan) run() bool {
 				s.i++
 				break
 			}
-			s.stack[s.sp] = canonFrame{obj: ch == '{', spanBase: len(s.spans), first: len(s.k), sorted: true}
+			s.stack[s.sp] = canonFrame{obj: ch == '{', spanBase: len(s.spans), first: len(s.k), sorted: true, reversed: true}
 			s.sp++
 			if ch == '{' && !s.key() {
 				return false
@@ -238,13 +251,15 @@ func (s *canonScan) key() bool {
 	if !ok {
 		return false
 	}
-	if n := len(s.spans); n > top.spanBase && top.sorted {
+	if n := len(s.spans); n > top.spanBase && (top.sorted || top.reversed) {
 		b := s.buf()
 		switch c := compareUTF16Bytes(b[s.spans[n-1].keyStart:s.spans[n-1].keyEnd], b[ks:ke]); {
 		case c == 0:
 			return false // repeated: Transcode says so
 		case c > 0:
 			top.sorted = false
+		default:
+			top.reversed = false
 		}
 	}
 	s.spans = append(s.spans, canonSpan{keyStart: ks, keyEnd: ke, start: start})
@@ -262,6 +277,19 @@ func (s *canonScan) closeObject(top *canonFrame) bool {
 	members := s.spans[top.spanBase:]
 	s.spans = s.spans[:top.spanBase]
 	if top.sorted {
+		return true
+	}
+	if top.reversed {
+		// Strictly decreasing keys: none repeats, and the order is the
+		// members backwards.
+		s.tmp = s.tmp[:0]
+		for i := len(members) - 1; i >= 0; i-- {
+			s.tmp = append(s.tmp, s.k[members[i].start:members[i].end]...)
+			if i > 0 {
+				s.tmp = append(s.tmp, ',')
+			}
+		}
+		s.k = append(s.k[:top.first], s.tmp...)
 		return true
 	}
 	b := s.buf()
@@ -284,6 +312,15 @@ func (s *canonScan) closeObject(top *canonFrame) bool {
 
 // word reads the literal w.
 func (s *canonScan) word(w string) bool {
+	if b := s.buf(); s.i+len(w) <= len(b) {
+		if string(b[s.i:s.i+len(w)]) != w {
+			return false
+		}
+		s.i += len(w)
+		s.c = append(s.c, w...)
+		s.k = append(s.k, w...)
+		return true
+	}
 	for j := 0; j < len(w); j++ {
 		if !s.more() || s.buf()[s.i] != w[j] {
 			return false
@@ -304,6 +341,12 @@ func compareUTF16Bytes(a, b []byte) int {
 	}
 	if i == n {
 		return len(a) - len(b)
+	}
+	if a[i] < 0xEE || b[i] < 0xEE {
+		// Byte order is UTF-16 order but where a character from U+E000
+		// to U+FFFF (lead byte EE or EF) meets one above U+FFFF (F0 to
+		// F4), or within a character, where the lead bytes agree.
+		return int(a[i]) - int(b[i])
 	}
 	for i > 0 && !utf8.RuneStart(a[i]) {
 		i--
