@@ -131,6 +131,7 @@ type Decoder struct {
 	keyHashes []uint64     // of the keys of the objects being read, see object
 	misses    int
 	trans     *transcoder // see Transcode
+	fast      *canonScan  // see CanonicalText
 	skip      skipper     // see Skip
 
 	// blocks, when not nil, gathers every block values are carved from,

@@ -154,6 +154,17 @@ var maxSafe = big.NewInt(1<<53 - 1)
 // canonicalNumber appends the ECMAScript form of a number literal, or
 // marks the value as having none.
 func (t *transcoder) canonicalNumber(k []byte, kind Kind, lit []byte) []byte {
+	k, ok := appendCanonicalNumber(k, kind, lit)
+	if !ok {
+		t.ok = false
+	}
+	return k
+}
+
+// appendCanonicalNumber appends the ECMAScript form of a number literal
+// of the given kind (Int or Float) to k; false, and k as passed, when it
+// has none.
+func appendCanonicalNumber(k []byte, kind Kind, lit []byte) ([]byte, bool) {
 	if kind == Int {
 		digits := lit
 		if digits[0] == '-' {
@@ -162,30 +173,27 @@ func (t *transcoder) canonicalNumber(k []byte, kind Kind, lit []byte) []byte {
 		if len(digits) > maxSafeDigits {
 			i, ok := new(big.Int).SetString(string(lit), 10)
 			if !ok || i.CmpAbs(maxSafe) > 0 {
-				t.ok = false
-				return k
+				return k, false
 			}
 		}
 		// A safe integer literal is its own ECMAScript form, except that
 		// negative zero is written 0.
 		if strings.TrimLeft(string(digits), "0") == "" {
-			return append(k, '0')
+			return append(k, '0'), true
 		}
-		return append(k, lit...)
+		return append(k, lit...), true
 	}
 	// As Value.Float64 and package canon read it: a literal out of range
 	// is an infinity, which has no canonical form.
 	f, _ := strconv.ParseFloat(string(lit), 64)
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		t.ok = false
-		return k
+		return k, false
 	}
 	s, err := jcs.NumberToJSON(f)
 	if err != nil {
-		t.ok = false
-		return k
+		return k, false
 	}
-	return append(k, s...)
+	return append(k, s...), true
 }
 
 // array mirrors Decoder.array.

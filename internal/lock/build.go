@@ -331,9 +331,9 @@ func buildToolParts(sc *scratch, t surface.Tool) (e Tool, skel, out *skeleton.Sk
 
 // toolDigestFrom is the digest of a tool entry's body — the hash of
 // toolObject(t, skel, out, omit) — written around the skeletons' canonical
-// text (nil for JSON null), as the lock reader has them: the body's keys,
-// those of them t has, in canonical order.
-func toolDigestFrom(h *canon.Hasher, t *Tool, skel, out []byte, omit bool) (string, error) {
+// text (none present for JSON null), as the lock reader has them: the
+// body's keys, those of them t has, in canonical order.
+func toolDigestFrom(h *canon.Hasher, t *Tool, skel, out *transcoded, omit bool) (string, error) {
 	h.Begin()
 	h.WriteRaw("{")
 	if t.HasV4 {
@@ -374,13 +374,13 @@ func toolDigestFrom(h *canon.Hasher, t *Tool, skel, out []byte, omit bool) (stri
 	return h.Sum(), nil
 }
 
-// writeOrNull writes canonical text, or null for none.
-func writeOrNull(h *canon.Hasher, canonical []byte) {
-	if canonical == nil {
+// writeOrNull writes a skeleton's canonical text, or null for none.
+func writeOrNull(h *canon.Hasher, tc *transcoded) {
+	if !tc.present {
 		h.WriteRaw("null")
 		return
 	}
-	h.WriteBytes(canonical)
+	h.WriteBytes(tc.canonical)
 }
 
 // builtToolDigest is the entry digest of a freshly built tool — the hash

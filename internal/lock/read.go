@@ -1,7 +1,6 @@
 package lock
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -135,8 +134,8 @@ type lockDecoder struct {
 	// keptValues counts the values kept as trees (the pin, inspection
 	// blocks), charged against the bytes read (see charge).
 	keptValues int
-	// compact and canonical are Transcode's buffers, reused.
-	compact, canonical []byte
+	// compact is Transcode's buffer for compact text, reused.
+	compact []byte
 }
 
 // noSeq orders a failure after every unit of the document.
@@ -514,15 +513,23 @@ func (ld *lockDecoder) toolMember(j *toolJob, obj *jsonv.Value, key string) (boo
 	if kind, ok := d.Next(); !ok || kind != jsonv.Object {
 		return false, nil
 	}
-	// The digest covers the skeleton as an element of the entry.
-	c, k, cok, err := d.Transcode(ld.compact[:0], ld.canonical[:0], 1)
+	// The digest covers the skeleton as an element of the entry. A
+	// skeleton as warden and the reference write them is read in a quick
+	// pass; anything else is transcoded, with the same refusals.
+	// The canonical text goes to a worker, which hashes it and hands its
+	// buffer back (see toolWork.buffer).
+	buf := ld.work.buffer()
+	c, k, cok, err := d.CanonicalText(ld.compact[:0], buf, 1)
+	if err == nil && !cok {
+		c, k, cok, err = d.Transcode(ld.compact[:0], buf, 1)
+	}
 	if err != nil {
 		return true, err
 	}
-	// The text goes to a worker: copy it out of the buffers, which the
-	// next skeleton reuses.
-	ld.compact, ld.canonical = c, k
-	*sk = transcoded{compact: string(c), canonical: bytes.Clone(k), ok: cok, present: true}
+	// The compact text is kept: copy it out of the buffer, which the next
+	// skeleton reuses.
+	ld.compact = c
+	*sk = transcoded{compact: string(c), canonical: k, ok: cok, present: true}
 	obj.Members = append(obj.Members, jsonv.M(key, jsonv.NewObject()))
 	return true, nil
 }
@@ -609,6 +616,27 @@ type toolWork struct {
 	firstFail atomic.Int64
 	// inline is the state used when there are no workers.
 	inline toolWorker
+	// buffers holds the buffers of skeletons' canonical texts that were
+	// hashed, for the next ones (*[]byte).
+	buffers sync.Pool
+}
+
+// buffer returns an empty buffer for a skeleton's canonical text.
+func (w *toolWork) buffer() []byte {
+	if b, ok := w.buffers.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+// release hands back the buffers of a job's canonical texts, once hashed.
+func (w *toolWork) release(j *toolJob) {
+	for _, b := range [][]byte{j.skel.canonical, j.out.canonical} {
+		if cap(b) > 0 {
+			w.buffers.Put(&b)
+		}
+	}
+	j.skel.canonical, j.out.canonical = nil, nil
 }
 
 // toolJob is one tool entry to check.
@@ -750,10 +778,11 @@ func (tw *toolWorker) do(j toolJob, w *toolWork) {
 		t.OutputSchemaSkeleton = jsonv.CompactRawString(outText.compact)
 	}
 	if (omit || skelText.ok) && (!t.HasV4 || outText.ok) {
-		if d, err := toolDigestFrom(&tw.h, &t, skelText.canonical, outText.canonical, omit); err == nil {
+		if d, err := toolDigestFrom(&tw.h, &t, &skelText, &outText, omit); err == nil {
 			t.memo = newToolMemo(t, omit, d)
 		}
 	}
+	w.release(&j)
 	j.slot.t = t
 }
 
