@@ -136,6 +136,11 @@ type Options struct {
 	// any other error, or this one on a later page, still fails.
 	AcceptListErrors map[string]int64
 
+	// Authorizer, when set, authorizes the requests to an HTTP server
+	// (OAuth: internal/oauth). Its header goes to the server's origin only,
+	// and it cannot be combined with an Authorization header in Headers.
+	Authorizer Authorizer
+
 	// started, when set, is called with the process group of a freshly
 	// started stdio server. Tests use it to check that the group is gone.
 	started func(pgid int)
@@ -292,10 +297,20 @@ func configure(o Options) (*config, error) {
 		if cfg.headers, err = parseHeaders(o.Headers); err != nil {
 			return nil, err
 		}
+		if o.Authorizer != nil {
+			for _, h := range cfg.headers {
+				if h[0] == "Authorization" {
+					return nil, errors.New("capture: an Authorization header cannot be combined with OAuth")
+				}
+			}
+		}
 		return cfg, nil
 	}
 	if len(o.Headers) > 0 {
 		return nil, errors.New("capture: headers apply to HTTP servers only")
+	}
+	if o.Authorizer != nil {
+		return nil, errors.New("capture: OAuth applies to HTTP servers only")
 	}
 	if o.Argv[0] == "" {
 		return nil, errors.New("capture: the server command is empty")

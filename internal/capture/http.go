@@ -237,16 +237,35 @@ func (c *httpConn) newRequest(ctx context.Context, method string, u *url.URL, bo
 
 // do sends a request. Transport errors are reported without the URL that
 // net/http puts in them, which may be a server-chosen redirect target.
+//
+// With an Authorizer, every request carries its header, and a 401 or 403 is
+// shown to it: when it asks, the request is sent again (bounded by
+// maxAuthRetries).
 func (c *httpConn) do(req *http.Request) (*http.Response, error) {
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
+	for tries := 0; ; tries++ {
+		if err := c.authorize(req); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("HTTP %s failed: %w", req.Method, err)
+		resp, err := c.client.Do(req)
+		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			return nil, fmt.Errorf("HTTP %s failed: %w", req.Method, err)
+		}
+		again, err := c.challenged(req, resp, tries)
+		if err != nil {
+			return nil, err
+		}
+		if !again {
+			return resp, nil
+		}
+		discard(resp.Body)
+		if err := rewind(req); err != nil {
+			return nil, err
+		}
 	}
-	return resp, nil
 }
 
 func (c *httpConn) send(ctx context.Context, msg []byte, kind msgKind, method string) error {
@@ -639,7 +658,7 @@ func (c *httpConn) close(bool) string {
 		}
 	} else if c.sessionID != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
-		if req, err := c.newRequest(ctx, http.MethodDelete, c.cfg.url, nil); err == nil {
+		if req, err := c.newRequest(ctx, http.MethodDelete, c.cfg.url, nil); err == nil && c.authorize(req) == nil {
 			if resp, err := c.client.Do(req); err == nil {
 				discard(resp.Body)
 			}
