@@ -10,9 +10,11 @@ import (
 	"time"
 )
 
-// probeBody is an initialize request: any MCP server, of either era, has to
-// answer it, and a protected one answers 401 before reading it.
-const probeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"warden","version":"login"}}}`
+// probeBody is a tools/list request, what a capture needs authorization
+// for: a protected server answers it 401 before reading it, including one
+// that lets initialize through unauthenticated (the MCP spec allows
+// protecting per method).
+const probeBody = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
 
 // ErrNotProtected is returned by Challenge when the server answers without
 // asking for authorization.
@@ -39,7 +41,7 @@ func Challenge(ctx context.Context, hc *http.Client, serverURL string) (http.Hea
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return resp.Header, nil
 	}
-	return nil, fmt.Errorf("%w (HTTP %d to an unauthenticated initialize): no login is needed", ErrNotProtected, resp.StatusCode)
+	return nil, fmt.Errorf("%w (HTTP %d to an unauthenticated tools/list): no login is needed", ErrNotProtected, resp.StatusCode)
 }
 
 // NewHTTPClient is the client a login uses: bounded in time, and refusing a
