@@ -85,8 +85,37 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
     export "WARDEN_CONFORMANCE_HEADER_$n=$value"
     args+=(--header "$name: \${WARDEN_CONFORMANCE_HEADER_$n}")
   done < <(jq -j '(.headers // {}) | to_entries[] | select(.value | type == "string") | .key, "\u0000", .value, "\u0000"' <<<"$MCP_CONFORMANCE_CONTEXT")
-  unused=$(jq -r '[keys[] | select(. != "name" and . != "headers")] | join(", ")' <<<"$MCP_CONFORMANCE_CONTEXT")
-  [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls and has no OAuth client): %s\n' "$unused" >&2
+  # OAuth credentials for the non-interactive grants (docs/oauth.md): each
+  # goes into an environment variable that a --oauth-* flag names as
+  # ${NAME}; warden refuses secrets in argv. client_id with client_secret or
+  # private_key_pem is the client credentials grant; valid_jwt (a workload
+  # identity token) the JWT bearer grant.
+  ctx_get() { jq -r --arg k "$1" '.[$k] // empty | select(type == "string")' <<<"$MCP_CONFORMANCE_CONTEXT"; }
+  used='"name", "headers"'
+  if [ -n "$(ctx_get client_secret)$(ctx_get private_key_pem)$(ctx_get valid_jwt)$(ctx_get idp_id_token)" ]; then
+    export WARDEN_CONFORMANCE_CLIENT_ID WARDEN_CONFORMANCE_CLIENT_SECRET WARDEN_CONFORMANCE_PRIVATE_KEY WARDEN_CONFORMANCE_ASSERTION
+    WARDEN_CONFORMANCE_CLIENT_ID=$(ctx_get client_id)
+    WARDEN_CONFORMANCE_CLIENT_SECRET=$(ctx_get client_secret)
+    WARDEN_CONFORMANCE_PRIVATE_KEY=$(ctx_get private_key_pem)
+    WARDEN_CONFORMANCE_ASSERTION=$(ctx_get valid_jwt)
+    [ -z "$WARDEN_CONFORMANCE_CLIENT_ID" ] || args+=(--oauth-client-id "\${WARDEN_CONFORMANCE_CLIENT_ID}")
+    [ -z "$WARDEN_CONFORMANCE_CLIENT_SECRET" ] || args+=(--oauth-client-secret "\${WARDEN_CONFORMANCE_CLIENT_SECRET}")
+    [ -z "$WARDEN_CONFORMANCE_PRIVATE_KEY" ] || args+=(--oauth-private-key "\${WARDEN_CONFORMANCE_PRIVATE_KEY}")
+    [ -z "$(ctx_get signing_algorithm)" ] || args+=(--oauth-signing-alg "$(ctx_get signing_algorithm)")
+    [ -z "$WARDEN_CONFORMANCE_ASSERTION" ] || args+=(--oauth-assertion "\${WARDEN_CONFORMANCE_ASSERTION}")
+    used+=', "client_id", "client_secret", "private_key_pem", "signing_algorithm", "valid_jwt", "wrong_audience_jwt", "expired_jwt"'
+  fi
+  # Enterprise-managed authorization (SEP-990): the IdP's ID token is
+  # exchanged at the IdP for an ID-JAG, presented with the JWT bearer grant.
+  if [ -n "$(ctx_get idp_id_token)" ]; then
+    export WARDEN_CONFORMANCE_ID_TOKEN
+    WARDEN_CONFORMANCE_ID_TOKEN=$(ctx_get idp_id_token)
+    args+=(--oauth-idp-token-endpoint "$(ctx_get idp_token_endpoint)" --oauth-idp-client-id "$(ctx_get idp_client_id)"
+      --oauth-id-token "\${WARDEN_CONFORMANCE_ID_TOKEN}")
+    used+=', "idp_id_token", "idp_token_endpoint", "idp_client_id", "idp_issuer"'
+  fi
+  unused=$(jq -r "[keys[] | select(IN($used) | not)] | join(\", \")" <<<"$MCP_CONFORMANCE_CONTEXT")
+  [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls): %s\n' "$unused" >&2
 fi
 
 # auth_login signs in to URL with `warden auth login --no-browser` and plays
@@ -126,6 +155,10 @@ auth_login() {
   [ "$rc" -eq 0 ] || exit "$rc"
   WARDEN_CONFORMANCE_TOKEN=$(cat "$work/token")
   export WARDEN_CONFORMANCE_TOKEN
+  # The context's client credentials were the login's (a pre-registered
+  # client), not a client credentials grant for pin and check.
+  args=(--url "$url" --lock "$work/warden.lock" --protocol "${WARDEN_PROTOCOL:-auto}")
+  [ -z "${WARDEN_TIMEOUT:-}" ] || args+=(--timeout "$WARDEN_TIMEOUT")
   args+=(--header 'Authorization: Bearer ${WARDEN_CONFORMANCE_TOKEN}')
 }
 

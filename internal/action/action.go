@@ -181,6 +181,9 @@ func (r *runner) run(ctx context.Context) int {
 		Dir:    r.workDir,
 		Reaper: r.reaper,
 	}
+	if target.Authorizer, err = r.authorizer(in); err != nil {
+		return r.fail(err)
+	}
 	if in.Config != "" {
 		return r.runConfig(ctx, target)
 	}

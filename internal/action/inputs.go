@@ -100,6 +100,8 @@ type Inputs struct {
 	// Surface is a surface file to pin or check instead of a server, as
 	// given (relative to WorkDirInput unless absolute); nothing is launched.
 	Surface string
+	// OAuth are the oauth-* inputs: the grant for a server-url server.
+	OAuth OAuthInputs
 	// AcceptListErrors are the list errors a pin accepts as empty sections
 	// (the accept-list-error input; capture.Options.AcceptListErrors); nil
 	// accepts none. A check accepts what its lock records instead.
@@ -222,6 +224,9 @@ func ParseInputs(get func(name string) string) (Inputs, error) {
 	}
 	if len(in.Headers) > 0 && in.URL == "" {
 		return in, errors.New("input headers: only used with server-url")
+	}
+	if in.OAuth, err = parseOAuthInputs(get, in.URL); err != nil {
+		return in, err
 	}
 	if in.Env, err = ParseEnv(get("env")); err != nil {
 		return in, err

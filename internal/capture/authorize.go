@@ -39,7 +39,7 @@ func (c *httpConn) authorize(req *http.Request) error {
 	}
 	v, err := a.Authorization(req.Context())
 	if err != nil {
-		return fmt.Errorf("OAuth: %w", err)
+		return &authError{err: err}
 	}
 	if v != "" {
 		req.Header.Set("Authorization", v)
@@ -62,7 +62,7 @@ func (c *httpConn) challenged(req *http.Request, resp *http.Response, tries int)
 	again, err := a.Challenged(req.Context(), resp.StatusCode, resp.Header.Clone())
 	if err != nil {
 		discard(resp.Body)
-		return false, fmt.Errorf("HTTP %d, and OAuth failed: %w", resp.StatusCode, err)
+		return false, &authError{status: resp.StatusCode, err: err}
 	}
 	return again, nil
 }
@@ -79,3 +79,19 @@ func rewind(req *http.Request) error {
 	req.Body = body
 	return nil
 }
+
+// authError is a failure of the Authorizer: of credentials, which no
+// protocol era changes, so it is never a reason to probe the other era.
+type authError struct {
+	status int // the refusal that started it; 0 before any
+	err    error
+}
+
+func (e *authError) Error() string {
+	if e.status == 0 {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("HTTP %d, and %v", e.status, e.err)
+}
+
+func (e *authError) Unwrap() error { return e.err }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -129,5 +131,35 @@ func TestAuthorizerNeverCrossesOrigin(t *testing.T) {
 	defer mu.Unlock()
 	if len(leaked) != 0 {
 		t.Fatalf("the other origin was asked %d times", len(leaked))
+	}
+}
+
+// TestAuthorizerFollowsSameOriginRedirect: a redirect within the server's
+// origin keeps the header (net/http copies it; it drops it only across
+// domains, and warden refuses those redirects before that matters).
+func TestAuthorizerFollowsSameOriginRedirect(t *testing.T) {
+	f, err := oauthtest.New(oauthtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	target, _ := url.Parse(f.URL)
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	var front *httptest.Server
+	front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, front.URL+"/mcp", http.StatusPermanentRedirect)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	a := &tokenAuthorizer{token: func() string { return f.Issue() }}
+	s, err := Capture(context.Background(), Options{URL: front.URL + "/old", Protocol: ProtocolLegacy, Authorizer: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tools) != 1 {
+		t.Fatalf("tools = %d", len(s.Tools))
 	}
 }

@@ -216,6 +216,8 @@ func reprobes(err error) bool {
 		return false
 	case errors.As(err, &serr) && serr.credentials():
 		return false
+	case errors.As(err, new(*authError)):
+		return false
 	}
 	return true
 }
@@ -349,7 +351,7 @@ func (n *negotiator) eraHint(err error) error {
 	switch {
 	case n.cfg.Protocol != ProtocolAuto, errors.As(err, &cerr), errors.As(err, &le),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
-		errors.As(err, &serr) && serr.credentials():
+		errors.As(err, &serr) && serr.credentials(), errors.As(err, new(*authError)):
 		return err
 	case n.reachedModern:
 		return fmt.Errorf("%w (captured as a %s server; --protocol legacy, the Action's protocol input, forces the 2025 era)", err, ModernProtocolVersion)

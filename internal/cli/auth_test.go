@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +80,29 @@ func TestAuthLoginThenPin(t *testing.T) {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
+	}
+
+	// The printed refresh token is what a CI job stores: pin and check
+	// with the refresh-token grant. The fixture rotates refresh tokens, so
+	// the second use gets the rotated one's refusal; pin uses it once.
+	idLine := regexp.MustCompile(`oauth-client-id: (\S+)\)`).FindStringSubmatch(errs)
+	if idLine == nil {
+		t.Fatalf("stderr names no client ID to reuse:\n%s", errs)
+	}
+	rtLock := filepath.Join(t.TempDir(), "warden.lock")
+	t.Setenv("WARDEN_TEST_RT", rt)
+	code, pout, perrs := runWith(t, map[string]string{"WARDEN_TEST_RT": rt}, "pin", "--lock", rtLock, "--url", f.MCPURL,
+		"--oauth-client-id", idLine[1], "--oauth-refresh-token", "${WARDEN_TEST_RT}")
+	if code != ExitClean {
+		t.Fatalf("pin with the login's refresh token: exit %d\n%s%s", code, pout, perrs)
+	}
+	if strings.Contains(pout+perrs, rt) {
+		t.Fatal("pin printed the refresh token")
+	}
+	code, pout, perrs = runWith(t, map[string]string{"WARDEN_TEST_RT": rt}, "check", "--lock", rtLock, "--url", f.MCPURL,
+		"--oauth-client-id", idLine[1], "--oauth-refresh-token", "${WARDEN_TEST_RT}")
+	if code != ExitError || !strings.Contains(perrs, "invalid_grant") {
+		t.Fatalf("check with the rotated-away refresh token: exit %d, want 2 naming invalid_grant\n%s%s", code, pout, perrs)
 	}
 
 	code, out, errs = login(t, f, nil, "--print", "access-token")

@@ -34,6 +34,7 @@ type targetFlags struct {
 	maxItems        int
 	maxMessageBytes int64
 	protocol        string
+	oauth           oauthFlags
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
@@ -46,6 +47,7 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.maxItems, "max-items", capture.DefaultMaxItems, "fail when a tools, resources or prompts list has more than `N` items")
 	fs.Int64Var(&t.maxMessageBytes, "max-message-bytes", 16<<20, "largest JSON-RPC message accepted, in `bytes`")
 	fs.StringVar(&t.protocol, "protocol", "auto", "MCP protocol `era`: auto (probe with server/discover, fall back to initialize), modern (2026-07-28 only) or legacy (initialize only)")
+	t.oauth.register(fs)
 }
 
 // secretValues are the values the flags hand the server, which output
@@ -189,6 +191,9 @@ func runPin(ctx context.Context, env Env, args []string) int {
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
 	target.Progress = progressTo(env)
+	if err == nil && sf.path == "" {
+		target.Authorizer, err = tf.oauth.authorizer(env, target.URL)
+	}
 	if err != nil {
 		return failJSON(env, of, oneLine(err))
 	}
@@ -271,6 +276,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	target, err := sf.target(&tf, fs.Args())
 	target.Reaper = env.Reaper
 	target.Progress = progressTo(env)
+	if err == nil && sf.path == "" {
+		target.Authorizer, err = tf.oauth.authorizer(env, target.URL)
+	}
 	if err != nil {
 		return failJSON(env, of, oneLine(err))
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/clientconfig"
 	"github.com/wardenlock/warden/internal/explain"
@@ -53,6 +54,11 @@ func (c *configFlags) usedWith(fs *flag.FlagSet) error {
 	for _, n := range []string{"url", "lock", "header", "env"} {
 		if set[n] {
 			return fmt.Errorf("--%s does not apply with --config (the config says how to reach each server)", n)
+		}
+	}
+	for n := range set {
+		if strings.HasPrefix(n, "oauth-") {
+			return fmt.Errorf("--%s does not apply with --config: OAuth is per server; pin or check an OAuth server with --url", n)
 		}
 	}
 	if fs.NArg() > 0 {

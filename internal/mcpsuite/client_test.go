@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenlock/warden/internal/oauth/oauthtest"
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
@@ -101,7 +102,7 @@ func TestClientScript(t *testing.T) {
 			name: "context headers and unused keys", mode: "modern",
 			env: []string{bin, "MCP_CONFORMANCE_SCENARIO=demo",
 				`MCP_CONFORMANCE_CONTEXT={"name":"demo","client_id":"c","toolCalls":[],"headers":{"X-Conformance-Test":` + jsonString(t, hostile) + `}}`},
-			stderr:  []string{"warden pin (scenario demo)", "context keys not used (warden lists; it makes no tool calls and has no OAuth client): client_id, toolCalls"},
+			stderr:  []string{"warden pin (scenario demo)", "context keys not used (warden lists; it makes no tool calls): client_id, toolCalls"},
 			headers: true,
 		},
 		{name: "pin fails", mode: "discover-500", env: []string{bin}, code: 2, stderr: []string{"warden pin", "HTTP 500"}, noCheck: true},
@@ -211,5 +212,38 @@ func TestClientScriptBuildsWarden(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(cache, "warden.*"))
 	if len(leftovers) > 0 {
 		t.Errorf("temporary builds left in the cache: %v", leftovers)
+	}
+}
+
+// TestClientScriptOAuth: the context's client credentials reach warden as
+// --oauth-* flags naming environment variables, so the secret is never in
+// argv nor printed, and the pin and check authenticate with it.
+func TestClientScriptOAuth(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	warden := buildWarden(t, root)
+	f, err := oauthtest.New(oauthtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := `{"name":"cc","client_id":` + jsonString(t, f.ClientID) + `,"client_secret":` + jsonString(t, f.ClientSecret) + `}`
+	r := runScript(t, root, []string{"WARDEN_BIN=" + warden, "MCP_CONFORMANCE_CONTEXT=" + ctx}, f.URL)
+	if r.code != 0 || !strings.Contains(r.stdout, "OK no drift") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "not used") {
+		t.Errorf("the credentials were not used:\n%s", r.stderr)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 2 || reqs[0].Grant != "client_credentials" || reqs[0].Auth != "client_secret_basic" {
+		t.Errorf("token requests = %+v, want one client_credentials grant per warden run", reqs)
+	}
+	for _, s := range f.Secrets() {
+		if strings.Contains(r.stdout+r.stderr, s) {
+			t.Fatal("a secret was printed")
+		}
 	}
 }

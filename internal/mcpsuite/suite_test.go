@@ -292,7 +292,11 @@ func (s *suite) run(k key, dir, command string, env ...string) (outcome, error) 
 	default:
 		return o, fmt.Errorf("%s: running the suite: %v:\n%s", k, err, clip(o.output, 4000))
 	}
+	// A scenario named with a slash (auth/...) gets a directory per part.
 	results, err := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	if nested, nerr := filepath.Glob(filepath.Join(dir, "*", "*", "checks.json")); err == nil {
+		results, err = append(results, nested...), nerr
+	}
 	if err != nil || len(results) != 1 {
 		return o, fmt.Errorf("%s: want one checks.json under the results, found %d (did the suite skip the scenario at this revision?):\n%s", k, len(results), clip(o.output, 4000))
 	}

@@ -1,9 +1,12 @@
 package oauth
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -34,6 +37,11 @@ type Discovery struct {
 	// (/authorize, /token, /register at the server's origin), not fetched
 	// metadata.
 	Fallback bool
+	// PKCE says the metadata lists code_challenge_methods_supported. The
+	// authorization code flow must refuse a server without it (the MCP
+	// spec); the grants of a CI job do not use PKCE. It is false under
+	// Fallback too, where no metadata says either way.
+	PKCE bool
 	// Scopes is the scope the spec's selection rules give: the challenge's
 	// scope, else the metadata's scopes_supported, else none (omit scope).
 	Scopes []string
@@ -142,6 +150,7 @@ func Discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 	}
 	d.Issuer = asm.Issuer
 	d.AuthServer = asm
+	d.PKCE = len(asm.CodeChallengeMethodsSupported) > 0
 	switch {
 	case len(ch.Scope) > 0:
 		d.Scopes = ch.Scope
@@ -231,10 +240,16 @@ func findAuthServerMeta(ctx context.Context, rec *recorder, issuer string) (*oau
 		return nil, fmt.Errorf("discovery: authorization server %s: %w", quote(issuer), err)
 	}
 	for _, u := range AuthServerMetadataURLs(issuer) {
+		rec.reset()
 		asm, err := oauthex.GetAuthServerMeta(ctx, u, issuer, rec.client)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if rec.status() == http.StatusOK {
+				if asm, ok := withoutPKCE(rec.lastBody(), issuer); ok {
+					return asm, nil
+				}
 			}
 			return nil, fmt.Errorf("discovery: authorization server metadata at %s is refused: %s", quote(u), clip(err.Error()))
 		}
@@ -243,6 +258,34 @@ func findAuthServerMeta(ctx context.Context, rec *recorder, issuer string) (*oau
 		}
 	}
 	return nil, nil
+}
+
+// withoutPKCE accepts metadata that oauthex refused only because it lists
+// no code_challenge_methods_supported: PKCE belongs to the authorization
+// code flow, and servers for machine clients often omit it (Microsoft Entra
+// ID's discovery does). The other checks are made again here: the issuer
+// (trailing slash aside, as oauthex compares it), https endpoints, no
+// script-capable URL schemes. A login flow must refuse such metadata;
+// Discovery.PKCE says which it is.
+func withoutPKCE(body []byte, issuer string) (*oauthex.AuthServerMeta, bool) {
+	var asm oauthex.AuthServerMeta
+	if json.Unmarshal(body, &asm) != nil || len(asm.CodeChallengeMethodsSupported) > 0 {
+		return nil, false
+	}
+	if strings.TrimSuffix(asm.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+		return nil, false
+	}
+	for _, u := range []string{asm.TokenEndpoint, asm.AuthorizationEndpoint, asm.RegistrationEndpoint, asm.IntrospectionEndpoint} {
+		if u != "" && CheckURL(u) != nil {
+			return nil, false
+		}
+	}
+	for _, u := range []string{asm.JWKSURI, asm.ServiceDocumentation, asm.OpPolicyURI, asm.OpTOSURI, asm.RevocationEndpoint} {
+		if v, err := url.Parse(u); u != "" && (err != nil || (v.Scheme != "https" && v.Scheme != "http")) {
+			return nil, false
+		}
+	}
+	return &asm, asm.TokenEndpoint != ""
 }
 
 // CheckURL refuses a URL a credential must not travel to: anything but
@@ -280,6 +323,7 @@ type recorder struct {
 	client *http.Client
 	mu     sync.Mutex
 	last   int
+	body   *bytes.Buffer // what was read of the last answer's body
 }
 
 func newRecorder(hc *http.Client) *recorder {
@@ -297,6 +341,8 @@ func newRecorder(hc *http.Client) *recorder {
 		if err == nil {
 			r.mu.Lock()
 			r.last = resp.StatusCode
+			r.body = new(bytes.Buffer)
+			resp.Body = teeBody{Reader: io.TeeReader(io.LimitReader(resp.Body, maxMetadata), r.body), Closer: resp.Body}
 			r.mu.Unlock()
 		}
 		return resp, err
@@ -322,6 +368,7 @@ func newRecorder(hc *http.Client) *recorder {
 func (r *recorder) reset() {
 	r.mu.Lock()
 	r.last = 0
+	r.body = nil
 	r.mu.Unlock()
 }
 
@@ -331,6 +378,24 @@ func (r *recorder) status() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.last
+}
+
+// lastBody is what was read of the last answer's body.
+func (r *recorder) lastBody() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.body == nil {
+		return nil
+	}
+	return r.body.Bytes()
+}
+
+// maxMetadata bounds a metadata document, as oauthex does.
+const maxMetadata = 1 << 20
+
+type teeBody struct {
+	io.Reader
+	io.Closer
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -24,6 +24,7 @@ type layout struct {
 	asPrefix    string   // the issuer's path
 	asMetaPath  string   // "" = none
 	issuer      string   // "" = the right one
+	noPKCE      bool     // the metadata lists no code_challenge_methods_supported
 }
 
 func serve(t *testing.T, l layout) (mcpURL string, seen *[]string) {
@@ -65,11 +66,15 @@ func serve(t *testing.T, l layout) (mcpURL string, seen *[]string) {
 				iss = l.issuer
 			}
 			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{
+			m := map[string]any{
 				"issuer": iss, "authorization_endpoint": base + l.asPrefix + "/authorize",
 				"token_endpoint": base + l.asPrefix + "/token", "response_types_supported": []string{"code"},
 				"code_challenge_methods_supported": []string{"S256"},
-			})
+			}
+			if l.noPKCE {
+				delete(m, "code_challenge_methods_supported")
+			}
+			_ = json.NewEncoder(w).Encode(m)
 		default:
 			http.NotFound(w, r)
 		}
@@ -99,6 +104,7 @@ func TestDiscoverLayouts(t *testing.T) {
 		resource   string // "mcp" or "origin"
 		scopes     []string
 		fallback   bool
+		noPKCE     bool
 		firstPaths []string // the metadata paths asked, in order, before the AS's
 	}{
 		{name: "challenge names path-based PRM, RFC 8414 at root",
@@ -125,6 +131,12 @@ func TestDiscoverLayouts(t *testing.T) {
 		{name: "2025-03-26: no metadata at all, default endpoints",
 			l:        layout{},
 			resource: "mcp", fallback: true},
+		{name: "metadata without PKCE: accepted for CI grants, PKCE false",
+			l:        layout{prmPath: "/.well-known/oauth-protected-resource/mcp", asMetaPath: "/.well-known/oauth-authorization-server", noPKCE: true},
+			resource: "mcp", noPKCE: true},
+		{name: "metadata without PKCE, wrong issuer: refused",
+			l:       layout{prmPath: "/.well-known/oauth-protected-resource/mcp", asMetaPath: "/.well-known/oauth-authorization-server", noPKCE: true, issuer: "https://evil.example.com"},
+			wantErr: "authorization server metadata"},
 		{name: "PRM for another resource is refused",
 			l:       layout{prmPath: "/.well-known/oauth-protected-resource/mcp", prmResource: "https://evil.example.com/mcp", inChallenge: true, asMetaPath: "/.well-known/oauth-authorization-server"},
 			wantErr: "protected resource metadata"},
@@ -158,6 +170,9 @@ func TestDiscoverLayouts(t *testing.T) {
 			}
 			if !slices.Equal(d.Scopes, tt.scopes) {
 				t.Errorf("Scopes = %q, want %q", d.Scopes, tt.scopes)
+			}
+			if d.PKCE != (!tt.noPKCE && !tt.fallback) {
+				t.Errorf("PKCE = %v", d.PKCE)
 			}
 			if d.Fallback != tt.fallback {
 				t.Errorf("Fallback = %v", d.Fallback)

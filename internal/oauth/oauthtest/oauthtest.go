@@ -195,10 +195,13 @@ func (f *Fixture) rsHandler() http.Handler {
 			AuthorizationServers: []string{f.Issuer},
 			ScopesSupported:      f.opts.Scopes,
 		}))
-		mux.Handle(path, auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
+		protected := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
 			ResourceMetadataURL: f.rs.URL + prmPath,
 			Scopes:              f.opts.Scopes,
-		})(h))
+		})(h)
+		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			protected.ServeHTTP(&stepUpWriter{ResponseWriter: w}, r)
+		}))
 	}
 	protect("/mcp", mcpHandler)
 	protect("/sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil))
@@ -209,13 +212,13 @@ func (f *Fixture) serveAS(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/.well-known/oauth-authorization-server":
 		writeJSON(w, http.StatusOK, map[string]any{
-			"issuer":                                f.Issuer,
-			"authorization_endpoint":                f.Issuer + "/authorize",
-			"token_endpoint":                        f.Issuer + "/token",
-			"response_types_supported":              []string{"code"},
-			"grant_types_supported":                 []string{"client_credentials", "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
-			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": f.opts.AuthMethods,
+			"issuer":                                           f.Issuer,
+			"authorization_endpoint":                           f.Issuer + "/authorize",
+			"token_endpoint":                                   f.Issuer + "/token",
+			"response_types_supported":                         []string{"code"},
+			"grant_types_supported":                            []string{"client_credentials", "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
+			"code_challenge_methods_supported":                 []string{"S256"},
+			"token_endpoint_auth_methods_supported":            f.opts.AuthMethods,
 			"token_endpoint_auth_signing_alg_values_supported": []string{"ES256"},
 		})
 	case "/token":
@@ -387,4 +390,26 @@ func parseVerify(pub *ecdsa.PublicKey, tok, aud string) (map[string]any, error) 
 		return nil, errors.New("JWT expired")
 	}
 	return claims, nil
+}
+
+// stepUpWriter adds error="insufficient_scope" to the challenge of a 403,
+// as the MCP spec's step-up flow has it (the SDK's middleware sends the
+// scope but not the error code).
+type stepUpWriter struct {
+	http.ResponseWriter
+}
+
+func (w *stepUpWriter) WriteHeader(status int) {
+	if status == http.StatusForbidden {
+		if c := w.Header().Get("WWW-Authenticate"); c != "" {
+			w.Header().Set("WWW-Authenticate", c+`, error="insufficient_scope"`)
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *stepUpWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
