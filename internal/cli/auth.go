@@ -22,8 +22,11 @@ import (
 
 // runAuth is 'warden auth SUBCOMMAND'.
 func runAuth(ctx context.Context, env Env, args []string) int {
-	if len(args) > 0 && args[0] == "login" {
+	switch {
+	case len(args) > 0 && args[0] == "login":
 		return runAuthLogin(ctx, env, args[1:])
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help"):
+		return runAuthLogin(ctx, env, args[:1])
 	}
 	return fail(env, "usage: warden auth login [flags] URL")
 }

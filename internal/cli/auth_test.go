@@ -138,6 +138,7 @@ func TestAuthLoginRefusals(t *testing.T) {
 		{"state mismatch", logintest.Config{WrongState: true}, nil, nil, "state does not match"},
 		{"iss mismatch", logintest.Config{IssSupported: true, Iss: logintest.IssWrong}, nil, nil, "is not the authorization server's issuer"},
 		{"resource in metadata is not the server", logintest.Config{PRMResource: "https://other.example/mcp"}, nil, nil, "discovery"},
+		{"no PKCE in the metadata", logintest.Config{NoPKCE: true}, nil, nil, "code_challenge_methods_supported"},
 		{"secret in argv", logintest.Config{ClientID: "ci", ClientSecret: "s"}, nil, []string{"--client-id", "ci", "--client-secret", "s"}, "environment reference"},
 		{"secret unset", logintest.Config{ClientID: "ci", ClientSecret: "s"}, nil, []string{"--client-id", "ci", "--client-secret", "${CS}"}, "CS is unset"},
 		{"wrong client secret", logintest.Config{ClientID: "ci", ClientSecret: "right"}, map[string]string{"CS": "wrong-secret-value"}, []string{"--client-id", "ci", "--client-secret", "${CS}"}, "invalid_client"},

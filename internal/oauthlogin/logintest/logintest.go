@@ -58,6 +58,8 @@ type Config struct {
 	PRMResource string
 	// NoRotate keeps the refresh token the same across refreshes.
 	NoRotate bool
+	// NoPKCE leaves code_challenge_methods_supported out of the metadata.
+	NoPKCE bool
 }
 
 // Fixture is a running authorization server and MCP server.
@@ -168,6 +170,9 @@ func (f *Fixture) metadata(w http.ResponseWriter, r *http.Request) {
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "client_secret_post"},
+	}
+	if f.cfg.NoPKCE {
+		delete(m, "code_challenge_methods_supported")
 	}
 	if !f.cfg.NoRegistration {
 		m["registration_endpoint"] = f.AS.URL + "/register"
