@@ -118,6 +118,57 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
   [ -z "$unused" ] || printf 'mcp-conformance-client: context keys not used (warden lists; it makes no tool calls): %s\n' "$unused" >&2
 fi
 
+# auth_login signs in to URL with `warden auth login --no-browser` and plays
+# the browser: the suite's authorization servers approve at once, so one GET
+# of the printed authorization URL, following its redirect to warden's
+# loopback listener, completes the login. The access token it prints goes to
+# pin and check as an Authorization header read from the environment (the
+# suite's servers issue no refresh token). A pre-registration context's
+# client_id and client_secret become --client-id and a ${NAME} secret.
+auth_login() {
+  local login=(auth login --no-browser --print access-token --timeout "${WARDEN_TIMEOUT:-30}")
+  if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+    local id secret
+    id=$(jq -r '.client_id // empty | strings' <<<"$MCP_CONFORMANCE_CONTEXT")
+    secret=$(jq -r '.client_secret // empty | strings' <<<"$MCP_CONFORMANCE_CONTEXT")
+    [ -z "$id" ] || login+=(--client-id "$id")
+    if [ -n "$secret" ]; then
+      export WARDEN_CONFORMANCE_CLIENT_SECRET=$secret
+      login+=(--client-secret '${WARDEN_CONFORMANCE_CLIENT_SECRET}')
+    fi
+  fi
+  # The URL the suite's client ID metadata document scenario expects.
+  login+=(--client-metadata-url https://conformance-test.local/client-metadata.json)
+  printf 'mcp-conformance-client: warden auth login (scenario %s)\n' "$MCP_CONFORMANCE_SCENARIO" >&2
+  "$warden" "${login[@]}" "$url" >"$work/token" 2>"$work/login.err" &
+  local pid=$! authurl="" i
+  for ((i = 0; i < 300; i++)); do
+    authurl=$(grep -m1 -E '^https?://' "$work/login.err" || true)
+    [ -z "$authurl" ] || break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -z "$authurl" ] || curl -sS -L --max-redirs 3 --max-time 10 -o /dev/null "$authurl" || true
+  local rc=0
+  wait "$pid" || rc=$?
+  cat "$work/login.err" >&2
+  [ "$rc" -eq 0 ] || exit "$rc"
+  WARDEN_CONFORMANCE_TOKEN=$(cat "$work/token")
+  export WARDEN_CONFORMANCE_TOKEN
+  # The context's client credentials were the login's (a pre-registered
+  # client), not a client credentials grant for pin and check.
+  args=(--url "$url" --lock "$work/warden.lock" --protocol "${WARDEN_PROTOCOL:-auto}")
+  [ -z "${WARDEN_TIMEOUT:-}" ] || args+=(--timeout "$WARDEN_TIMEOUT")
+  args+=(--header 'Authorization: Bearer ${WARDEN_CONFORMANCE_TOKEN}')
+}
+
+# The authorization-code scenarios (every client auth/ scenario but the
+# extensions, which use other grants) sign in first.
+case ${MCP_CONFORMANCE_SCENARIO:-} in
+  auth/client-credentials-* | auth/wif-* | auth/enterprise-* | auth/dpop*) ;;
+  auth/*) auth_login ;;
+esac
+
 printf 'mcp-conformance-client: warden pin (scenario %s)\n' "${MCP_CONFORMANCE_SCENARIO:-unknown}" >&2
 "$warden" pin "${args[@]}"
 printf 'mcp-conformance-client: warden check\n' >&2

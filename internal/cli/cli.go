@@ -55,6 +55,7 @@ commands:
   diff A B     compare two stored locks
   approve      re-attest an existing lock without re-capturing (alias: lock rotate)
   conformance  run a conformance vector corpus
+  auth login   sign in to a remote server once (OAuth) and print a refresh token for CI
   action       the GitHub Action entrypoint
   trust-root   refresh Sigstore's trusted root through TUF (trust-root refresh --out FILE)
   version      print warden's version
@@ -141,6 +142,8 @@ func dispatch(ctx context.Context, env Env, cmd string, args []string) int {
 		return fail(env, "usage: warden lock rotate [flags] LOCK")
 	case "conformance":
 		return runConformance(env, args)
+	case "auth":
+		return runAuth(ctx, env, args)
 	case "action":
 		return runAction(ctx, env, args)
 	case "trust-root":

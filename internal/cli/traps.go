@@ -36,7 +36,7 @@ func flagsDone(env Env, fs *flag.FlagSet, err error) int {
 }
 
 // helpCommands are the commands 'warden help CMD' knows.
-var helpCommands = map[string]bool{"pin": true, "check": true, "diff": true, "approve": true, "conformance": true}
+var helpCommands = map[string]bool{"pin": true, "check": true, "diff": true, "approve": true, "conformance": true, "auth": true}
 
 // runHelp is 'warden help [CMD]': the command's usage, or warden's.
 func runHelp(ctx context.Context, env Env, args []string) int {
