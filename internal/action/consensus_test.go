@@ -10,36 +10,11 @@ import (
 	"github.com/wardenlock/warden/internal/testserver"
 )
 
-// cleanEverythingCmd lays out server-everything 2026.8.31 from the
-// installed fixture as a clean install of that package resolves it (its
-// own zod 4 beside the SDK; see internal/cli's cleanEverything) and
-// returns the server-cmd that launches it.
+// cleanEverythingCmd is the launch of server-everything 2026.8.31 as installed alone
+// (testserver.IsolatedEverything), the layout the attester observed.
 func cleanEverythingCmd(t *testing.T) string {
 	t.Helper()
-	fixture := testserver.NPMPackage(t, "server-everything-next")
-	top := filepath.Dir(fixture)
-	nm := filepath.Join(t.TempDir(), "node_modules")
-	if err := os.MkdirAll(filepath.Join(nm, "@modelcontextprotocol"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(top)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := func(from, to string) {
-		if err := os.Symlink(from, to); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, e := range entries {
-		if n := e.Name(); n != "zod" && n != "@modelcontextprotocol" {
-			link(filepath.Join(top, n), filepath.Join(nm, n))
-		}
-	}
-	link(fixture, filepath.Join(nm, "@modelcontextprotocol", "server-everything"))
-	link(filepath.Join(top, "@modelcontextprotocol", "sdk"), filepath.Join(nm, "@modelcontextprotocol", "sdk"))
-	link(filepath.Join(fixture, "node_modules", "zod"), filepath.Join(nm, "zod"))
-	return "node --preserve-symlinks --preserve-symlinks-main " + filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	return "node " + testserver.IsolatedEverything(t)
 }
 
 // TestCheckAgainstCommunityAction runs the Action's check with

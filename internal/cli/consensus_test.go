@@ -32,41 +32,11 @@ func communitySample(t *testing.T) string {
 	return dir
 }
 
-// cleanEverything lays out server-everything 2026.8.31 from the installed
-// fixture as a clean install of that one package resolves it, and returns
-// the launch. In testdata/npm the SDK is hoisted beside zod 3 (other
-// fixtures need it), and the SDK then renders the server's zod 4 schemas
-// without their bounds (minimum, maximum, format): another surface than
-// the attester's sandbox install observed, which the mismatch test below
-// shows. Here zod is the server's own 4.x, and node resolves through the
-// links (--preserve-symlinks) instead of the fixture's real paths.
+// cleanEverything is the launch of server-everything 2026.8.31 as installed
+// alone (testserver.IsolatedEverything), the layout the attester observed.
 func cleanEverything(t *testing.T) []string {
 	t.Helper()
-	fixture := testserver.NPMPackage(t, "server-everything-next")
-	top := filepath.Dir(fixture)
-	nm := filepath.Join(t.TempDir(), "node_modules")
-	if err := os.MkdirAll(filepath.Join(nm, "@modelcontextprotocol"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(top)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := func(from, to string) {
-		t.Helper()
-		if err := os.Symlink(from, to); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, e := range entries {
-		if n := e.Name(); n != "zod" && n != "@modelcontextprotocol" {
-			link(filepath.Join(top, n), filepath.Join(nm, n))
-		}
-	}
-	link(fixture, filepath.Join(nm, "@modelcontextprotocol", "server-everything"))
-	link(filepath.Join(top, "@modelcontextprotocol", "sdk"), filepath.Join(nm, "@modelcontextprotocol", "sdk"))
-	link(filepath.Join(fixture, "node_modules", "zod"), filepath.Join(nm, "zod"))
-	return []string{"node", "--preserve-symlinks", "--preserve-symlinks-main", filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js")}
+	return []string{"node", testserver.IsolatedEverything(t)}
 }
 
 // pinLaunch pins launch into a fresh lock and returns its path.

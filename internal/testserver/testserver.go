@@ -319,6 +319,24 @@ func NPMPackage(t testing.TB, name string) string {
 	return dir
 }
 
+// IsolatedEverything returns the entry script of server-everything
+// 2026.8.31 as installed alone in testdata/npm-isolated: laid out the way
+// npx (and the community corpus's attester) installs it. In testdata/npm
+// the SDK is hoisted beside zod 3 for the other fixtures and renders this
+// server's zod 4 schemas without their bounds, so that copy shows another
+// surface. It skips without node and fails when the fixture is missing.
+func IsolatedEverything(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	script := filepath.Join(RepoRoot(t), "testdata", "npm-isolated", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("testserver: server-everything 2026.8.31 is not installed; run \"npm ci --ignore-scripts\" in testdata/npm-isolated")
+	}
+	return script
+}
+
 // lockedBuffer is a size-capped bytes.Buffer safe for the copying goroutine
 // of os/exec and a concurrent reader.
 type lockedBuffer struct {
