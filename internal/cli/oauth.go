@@ -60,7 +60,7 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.signingAlg, "oauth-signing-alg", "", "JWS `alg` of the private_key_jwt assertion (default: the key's own, ES256 or RS256)")
 	fs.StringVar(&o.refreshToken, "oauth-refresh-token", "", "OAuth refresh token, as `${NAME}` of an environment variable (from warden auth login)")
 	fs.StringVar(&o.assertion, "oauth-assertion", "", "workload identity JWT for the JWT bearer grant, as `${NAME}` of an environment variable")
-	fs.Var(&o.githubOIDC, "oauth-github-oidc", "JWT bearer grant with the GitHub Actions OIDC token; `=AUDIENCE` sets its audience (default: the authorization server's issuer)")
+	fs.Var(&o.githubOIDC, "oauth-github-oidc", "JWT bearer grant with the GitHub Actions OIDC token; --oauth-github-oidc=AUDIENCE sets its audience (default: the authorization server's issuer)")
 	fs.Var(&o.scopes, "oauth-scope", "OAuth `scope` to request instead of the discovered one (repeatable, or space-separated)")
 	fs.StringVar(&o.idpTokenEndpoint, "oauth-idp-token-endpoint", "", "enterprise-managed authorization: the identity provider's token `URL`, where --oauth-id-token is exchanged for an ID-JAG")
 	fs.StringVar(&o.idpClientID, "oauth-idp-client-id", "", "enterprise-managed authorization: warden's client `ID` at the identity provider (literal or ${NAME})")
