@@ -658,7 +658,7 @@ func isHeaderReference(v string) bool {
 		return false
 	}
 	name, ok = strings.CutSuffix(name, "}")
-	return ok && isEnvName(name)
+	return ok && capture.IsEnvName(name)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.

@@ -433,7 +433,7 @@ func ParseEnv(s string) ([]string, error) {
 		}
 		name, value, hasValue := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
-		if !isEnvName(name) {
+		if !capture.IsEnvName(name) {
 			return nil, fmt.Errorf("input env: line %d: %q is not a valid variable name (letters, digits and _, not starting with a digit)", i+1, name)
 		}
 		if strings.ContainsRune(value, 0) {
@@ -446,19 +446,6 @@ func ParseEnv(s string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// isEnvName reports whether s is a portable environment variable name.
-func isEnvName(s string) bool {
-	for i, r := range s {
-		switch {
-		case r == '_', r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z':
-		case r >= '0' && r <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return s != ""
 }
 
 // parseTimeout reads the timeout input in seconds (fractions allowed).

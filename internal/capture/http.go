@@ -123,7 +123,7 @@ func expandEnv(s string) (string, error) {
 			return "", errors.New("unterminated ${ in the value")
 		}
 		name := s[i+2 : i+end]
-		if !isEnvName(name) {
+		if !IsEnvName(name) {
 			return "", fmt.Errorf("invalid variable reference ${%s}", oneLine(name, 40))
 		}
 		v, ok := os.LookupEnv(name)
@@ -135,7 +135,9 @@ func expandEnv(s string) (string, error) {
 	}
 }
 
-func isEnvName(s string) bool {
+// IsEnvName reports whether s is a name a "${NAME}" reference may use: a
+// letter or underscore, then letters, digits and underscores.
+func IsEnvName(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -84,7 +84,7 @@ func secretRef(flagName, value string, getenv func(string) string) (string, erro
 	}
 	name, ok := strings.CutPrefix(value, "${")
 	name, ok2 := strings.CutSuffix(name, "}")
-	if !ok || !ok2 || !isEnvName(name) {
+	if !ok || !ok2 || !capture.IsEnvName(name) {
 		return "", fmt.Errorf("--%s takes a ${NAME} reference to an environment variable holding the secret, never the secret itself (in a shell, quote it: '${NAME}')", flagName)
 	}
 	v := getenv(name)
@@ -92,19 +92,6 @@ func secretRef(flagName, value string, getenv func(string) string) (string, erro
 		return "", fmt.Errorf("--%s: environment variable %s is not set or empty", flagName, name)
 	}
 	return v, nil
-}
-
-func isEnvName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // authorizer builds the OAuth client for a --url capture; nil when no
