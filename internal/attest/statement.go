@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/wardenlock/warden/internal/pyfmt"
 )
 
 // StatementType is the statement's _type, the reference's.
@@ -26,49 +28,13 @@ type Statement struct{ Coordinate, Digest string }
 // non-ASCII rune becomes \uXXXX), so that a coordinate with any text still
 // hashes to the reference's bytes.
 func (s Statement) Canonical() []byte {
-	var b strings.Builder
-	b.WriteString(`{"_type":`)
-	writePyString(&b, StatementType)
-	b.WriteString(`,"coordinate":`)
-	writePyString(&b, s.Coordinate)
-	b.WriteString(`,"digest":`)
-	writePyString(&b, s.Digest)
-	b.WriteString(`}`)
-	return []byte(b.String())
-}
-
-// writePyString writes s as Python's json.dumps(ensure_ascii=True) writes a
-// str: \" \\ \n \r \t \b \f short escapes, other controls and all non-ASCII
-// as \uXXXX (UTF-16 surrogate pairs above the BMP). Invalid UTF-8 is
-// written as U+FFFD, which a coordinate that passed CheckCoordinate never has.
-func writePyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || (r >= 0x7f && r < 0x10000):
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r >= 0x10000:
-			r -= 0x10000
-			fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
+	b := append([]byte(nil), `{"_type":`...)
+	b = pyfmt.AppendASCIIString(b, StatementType)
+	b = append(b, `,"coordinate":`...)
+	b = pyfmt.AppendASCIIString(b, s.Coordinate)
+	b = append(b, `,"digest":`...)
+	b = pyfmt.AppendASCIIString(b, s.Digest)
+	return append(b, '}')
 }
 
 // String renders the statement for a reviewer: the coordinate and digest.
