@@ -23,10 +23,29 @@ func readGrace(wait time.Duration) time.Duration {
 // context.DeadlineExceeded, as a deadline would.
 type probeContext struct {
 	context.Context
-	done chan struct{}
-	once sync.Once
-	mu   sync.Mutex
-	err  error
+	done  chan struct{}
+	heard chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+	err   error
+}
+
+// spoke tells the probe timer that a message arrived from the server while
+// warden waited for the probe's reply: a server that is talking (start-up
+// logs, a flood of notifications or pings) is not silent, so silence is
+// counted again from that message.
+func (p *probeContext) spoke() {
+	select {
+	case p.heard <- struct{}{}:
+	default:
+	}
+}
+
+// heardFrom calls spoke when ctx is a probe's context.
+func heardFrom(ctx context.Context) {
+	if p, ok := ctx.(*probeContext); ok {
+		p.spoke()
+	}
 }
 
 func (p *probeContext) Done() <-chan struct{} { return p.done }
@@ -53,9 +72,10 @@ func (p *probeContext) end(err error) {
 // not the silence of a server that ignores the request: the timer then waits
 // until the server reads the probe and gives it grace to answer. The parent's
 // deadline bounds all of it. unread may be nil where the pipe cannot be
-// inspected.
+// inspected. Each message the server sends meanwhile (see spoke) moves the
+// end to at least grace after it, so only grace without a word is silence.
 func probeWait(parent context.Context, until time.Time, grace time.Duration, unread func() bool) (context.Context, func()) {
-	p := &probeContext{Context: parent, done: make(chan struct{})}
+	p := &probeContext{Context: parent, done: make(chan struct{}), heard: make(chan struct{}, 1)}
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	release := func() {
@@ -64,16 +84,24 @@ func probeWait(parent context.Context, until time.Time, grace time.Duration, unr
 	}
 	go func() {
 		wait := func(d time.Duration) bool {
+			end := time.Now().Add(d)
 			t := time.NewTimer(d)
 			defer t.Stop()
-			select {
-			case <-parent.Done():
-				p.end(parent.Err())
-				return false
-			case <-stop:
-				return false
-			case <-t.C:
-				return true
+			for {
+				select {
+				case <-parent.Done():
+					p.end(parent.Err())
+					return false
+				case <-stop:
+					return false
+				case <-p.heard:
+					if time.Until(end) < grace {
+						end = time.Now().Add(grace)
+						t.Reset(grace)
+					}
+				case <-t.C:
+					return true
+				}
 			}
 		}
 		if !wait(time.Until(until)) {

@@ -465,6 +465,7 @@ func (s *session) exchangeOnce(ctx context.Context, method string, params *jsonv
 		if err != nil {
 			return nil, err
 		}
+		heardFrom(ctx)
 		msg, err := classify(m)
 		if err != nil {
 			return nil, err

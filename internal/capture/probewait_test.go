@@ -1,0 +1,42 @@
+package capture
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestProbeWaitSilence holds the probe timer to silence: it runs out at its
+// end when the server says nothing, while a server that keeps sending
+// messages moves the end to grace after each one, so it runs out only grace
+// after the last.
+func TestProbeWaitSilence(t *testing.T) {
+	t.Parallel()
+	const grace = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		talk    time.Duration // how long the server keeps sending
+		atLeast time.Duration
+	}{
+		{name: "silent", talk: 0, atLeast: 200 * time.Millisecond},
+		{name: "talking", talk: time.Second, atLeast: time.Second + grace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			ctx, release := probeWait(context.Background(), start.Add(200*time.Millisecond), grace, nil)
+			defer release()
+			for time.Since(start) < tc.talk {
+				heardFrom(ctx)
+				time.Sleep(20 * time.Millisecond)
+			}
+			<-ctx.Done()
+			if took := time.Since(start); took < tc.atLeast {
+				t.Errorf("probe timer ran out after %v, want at least %v", took, tc.atLeast)
+			}
+			if err := ctx.Err(); err != context.DeadlineExceeded {
+				t.Errorf("Err() = %v, want context.DeadlineExceeded", err)
+			}
+		})
+	}
+}
