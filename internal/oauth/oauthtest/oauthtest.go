@@ -114,12 +114,18 @@ func New(opts Options) (*Fixture, error) {
 	f.as = httptest.NewServer(http.HandlerFunc(f.serveAS))
 	f.Issuer = f.as.URL
 	// The handler needs the server's own URL; it is built once that is
-	// known, before the first request.
+	// known, and a request that comes earlier waits for it (ready's close
+	// also orders the handler's assignment before its use).
 	var rsMux http.Handler
-	f.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsMux.ServeHTTP(w, r) }))
+	ready := make(chan struct{})
+	f.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-ready
+		rsMux.ServeHTTP(w, r)
+	}))
 	f.URL = f.rs.URL + "/mcp"
 	f.SSEURL = f.rs.URL + "/sse"
 	rsMux = f.rsHandler()
+	close(ready)
 	return f, nil
 }
 
