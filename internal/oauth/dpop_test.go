@@ -222,18 +222,18 @@ func nonceOf(proof string) string {
 func TestTokenRequestDPoPNonce(t *testing.T) {
 	tests := []struct {
 		name     string
-		srv      tokenServer
+		srv      *tokenServer
 		requests int
 		wantErr  string
 	}{
-		{name: "no nonce asked", requests: 1},
-		{name: "nonce asked once", srv: tokenServer{nonce: true}, requests: 2},
-		{name: "a new nonce every time: one retry only", srv: tokenServer{rotate: true}, requests: 2, wantErr: "use_dpop_nonce"},
-		{name: "another error: no retry", srv: tokenServer{errCode: "invalid_grant"}, requests: 1, wantErr: "invalid_grant"},
+		{name: "no nonce asked", srv: &tokenServer{}, requests: 1},
+		{name: "nonce asked once", srv: &tokenServer{nonce: true}, requests: 2},
+		{name: "a new nonce every time: one retry only", srv: &tokenServer{rotate: true}, requests: 2, wantErr: "use_dpop_nonce"},
+		{name: "another error: no retry", srv: &tokenServer{errCode: "invalid_grant"}, requests: 1, wantErr: "invalid_grant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := httptest.NewServer(&tt.srv)
+			ts := httptest.NewServer(tt.srv)
 			defer ts.Close()
 			k, _ := NewDPoPKey()
 			d := &Discovery{AuthServer: &oauthex.AuthServerMeta{TokenEndpoint: ts.URL + "/token"}, Issuer: ts.URL}
@@ -388,7 +388,9 @@ func newDPoPFixture(t *testing.T, nonce bool) *dpopFixture {
 	t.Cleanup(f.as.Close)
 	server := mcp.NewServer(&mcp.Implementation{Name: "dpop-fixture", Version: "1.0.0"}, nil)
 	server.AddTool(&mcp.Tool{Name: "whoami", Description: "Says who.", InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 	f.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prm := f.rs.URL + "/.well-known/oauth-protected-resource/mcp"
@@ -520,4 +522,24 @@ func TestAuthorizerDPoP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseDPoPKey: any input is a key or an error that quotes none of it.
+func FuzzParseDPoPKey(f *testing.F) {
+	k, _ := NewDPoPKey()
+	p, _ := k.PEM()
+	f.Add(p)
+	f.Add([]byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		key, err := ParseDPoPKey(b)
+		if err != nil {
+			if len(b) > 12 && strings.Contains(err.Error(), string(b)) {
+				t.Fatal("the error quotes the input")
+			}
+			return
+		}
+		if _, err := key.Proof("POST", &url.URL{Scheme: "https", Host: "x", Path: "/"}, "", "", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
