@@ -70,8 +70,8 @@ args=(--url "$url" --lock "$work/warden.lock" --protocol "${WARDEN_PROTOCOL:-aut
 # The context is the suite's, not the server's, but it is still data: a
 # "headers" object becomes --header flags whose values warden reads from the
 # environment (${NAME}), so they never reach argv or a shell. The other keys
-# the suite sends today are OAuth client credentials (warden has no OAuth
-# client yet: issue 24) and tool calls to make (a lister makes none).
+# the suite sends today are OAuth client credentials (below) and tool calls
+# to make (a lister makes none).
 if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
   command -v jq >/dev/null 2>&1 || die "MCP_CONFORMANCE_CONTEXT is set but jq is not installed to read it"
   jq -e 'type == "object"' <<<"$MCP_CONFORMANCE_CONTEXT" >/dev/null 2>&1 ||
