@@ -70,8 +70,8 @@ args=(--url "$url" --lock "$work/warden.lock" --protocol "${WARDEN_PROTOCOL:-aut
 # The context is the suite's, not the server's, but it is still data: a
 # "headers" object becomes --header flags whose values warden reads from the
 # environment (${NAME}), so they never reach argv or a shell. The other keys
-# the suite sends today are OAuth client credentials (warden has no OAuth
-# client yet: issue 24) and tool calls to make (a lister makes none).
+# the suite sends today are OAuth client credentials (below) and tool calls
+# to make (a lister makes none).
 if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
   command -v jq >/dev/null 2>&1 || die "MCP_CONFORMANCE_CONTEXT is set but jq is not installed to read it"
   jq -e 'type == "object"' <<<"$MCP_CONFORMANCE_CONTEXT" >/dev/null 2>&1 ||
@@ -123,10 +123,12 @@ fi
 # of the printed authorization URL, following its redirect to warden's
 # loopback listener, completes the login. The access token it prints goes to
 # pin and check as an Authorization header read from the environment (the
-# suite's servers issue no refresh token). A pre-registration context's
+# suite's servers issue no refresh token). A DPoP-bound token (RFC 9449)
+# goes with its key instead: --oauth-access-token and --oauth-dpop-key, both
+# ${NAME}, so pin and check sign a proof per request. A pre-registration context's
 # client_id and client_secret become --client-id and a ${NAME} secret.
 auth_login() {
-  local login=(auth login --no-browser --print access-token --timeout "${WARDEN_TIMEOUT:-30}")
+  local login=(auth login --no-browser --print access-token --dpop-key-out "$work/dpop.pem" --timeout "${WARDEN_TIMEOUT:-30}")
   if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
     local id secret
     id=$(jq -r '.client_id // empty | strings' <<<"$MCP_CONFORMANCE_CONTEXT")
@@ -159,13 +161,20 @@ auth_login() {
   # client), not a client credentials grant for pin and check.
   args=(--url "$url" --lock "$work/warden.lock" --protocol "${WARDEN_PROTOCOL:-auto}")
   [ -z "${WARDEN_TIMEOUT:-}" ] || args+=(--timeout "$WARDEN_TIMEOUT")
-  args+=(--header 'Authorization: Bearer ${WARDEN_CONFORMANCE_TOKEN}')
+  if [ -s "$work/dpop.pem" ]; then
+    WARDEN_CONFORMANCE_DPOP_KEY=$(cat "$work/dpop.pem")
+    export WARDEN_CONFORMANCE_DPOP_KEY
+    args+=(--oauth-access-token '${WARDEN_CONFORMANCE_TOKEN}' --oauth-dpop-key '${WARDEN_CONFORMANCE_DPOP_KEY}')
+  else
+    args+=(--header 'Authorization: Bearer ${WARDEN_CONFORMANCE_TOKEN}')
+  fi
 }
 
 # The authorization-code scenarios (every client auth/ scenario but the
-# extensions, which use other grants) sign in first.
+# extensions with other grants; the DPoP ones are authorization code too)
+# sign in first.
 case ${MCP_CONFORMANCE_SCENARIO:-} in
-  auth/client-credentials-* | auth/wif-* | auth/enterprise-* | auth/dpop*) ;;
+  auth/client-credentials-* | auth/wif-* | auth/enterprise-*) ;;
   auth/*) auth_login ;;
 esac
 

@@ -24,6 +24,16 @@ type Authorizer interface {
 	Challenged(ctx context.Context, status int, header http.Header) (bool, error)
 }
 
+// RequestAuthorizer is an Authorizer that signs each request itself (a
+// DPoP proof, RFC 9449, names the method and URL): capture calls
+// AuthorizeRequest instead of Authorization when an Authorizer has it.
+type RequestAuthorizer interface {
+	Authorizer
+	// AuthorizeRequest sets the request's Authorization (and any proof)
+	// headers, or none before the server first asked.
+	AuthorizeRequest(ctx context.Context, req *http.Request) error
+}
+
 // authorize sets the Authorizer's header on a request to the server's own
 // origin. Every request warden makes goes there (a legacy endpoint and a
 // redirect must stay on it), so the origin test is a second lock, not the
@@ -34,7 +44,14 @@ func (c *httpConn) authorize(req *http.Request) error {
 		return nil
 	}
 	req.Header.Del("Authorization")
+	req.Header.Del("DPoP")
 	if !sameOrigin(req.URL, c.cfg.url) {
+		return nil
+	}
+	if ra, ok := a.(RequestAuthorizer); ok {
+		if err := ra.AuthorizeRequest(req.Context(), req); err != nil {
+			return &authError{err: err}
+		}
 		return nil
 	}
 	v, err := a.Authorization(req.Context())

@@ -42,6 +42,7 @@ func runAuthLogin(ctx context.Context, env Env, args []string) int {
 	fs := newFlagSet(env, "auth login", "auth login [flags] URL")
 	var (
 		clientID, clientSecret, metadataURL, scope, print string
+		dpopKeyOut                                        string
 		port                                              int
 		noBrowser, asJSON                                 bool
 		timeout                                           float64
@@ -55,6 +56,7 @@ func runAuthLogin(ctx context.Context, env Env, args []string) int {
 	fs.Float64Var(&timeout, "timeout", oauthlogin.DefaultTimeout.Seconds(), "`seconds` the whole login may take, consent included")
 	fs.StringVar(&print, "print", "refresh-token", "what stdout gets: `refresh-token`, or access-token (short-lived, for a pin right away)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object (token, client, issuer, resource) on stdout instead of the bare token")
+	fs.StringVar(&dpopKeyOut, "dpop-key-out", "", "write the DPoP key a DPoP-bound token is bound to (RFC 9449) to `FILE` (mode 0600), for pin and check's --oauth-dpop-key")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagsDone(env, fs, err)
@@ -131,7 +133,15 @@ func runAuthLogin(ctx context.Context, env Env, args []string) int {
 			return nil
 		},
 	}
+	dp, err := loginDPoP(&opts, t)
+	if err != nil {
+		return fail(env, "auth login: "+oneLine(err))
+	}
 	res, err := oauthlogin.Login(ctx, t, opts)
+	if err != nil {
+		return fail(env, "auth login: "+oneLine(err))
+	}
+	dpopPEM, err := boundKey(dp, res.Token, dpopKeyOut, asJSON, func(line string) { fmt.Fprintf(env.Stderr, "warden: %s\n", line) })
 	if err != nil {
 		return fail(env, "auth login: "+oneLine(err))
 	}
@@ -157,6 +167,10 @@ func runAuthLogin(ctx context.Context, env Env, args []string) int {
 			out["client_secret"] = res.ClientSecret
 		}
 		out[strings.ReplaceAll(print, "-", "_")] = tok
+		if dpopPEM != nil {
+			out["token_type"] = "DPoP"
+			out["dpop_key"] = string(dpopPEM)
+		}
 		b, _ := json.Marshal(out)
 		fmt.Fprintln(env.Stdout, string(b))
 	} else {

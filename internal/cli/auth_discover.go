@@ -23,5 +23,5 @@ func discoverTarget(ctx context.Context, hc *http.Client, serverURL string, chal
 	if !d.PKCE && !d.Fallback {
 		return oauthlogin.Target{}, fmt.Errorf("authorization server %s does not list code_challenge_methods_supported, so it may not support PKCE: the MCP authorization spec forbids the authorization code flow without it", d.Issuer)
 	}
-	return oauthlogin.Target{Resource: d.Resource, Issuer: d.Issuer, AuthServer: d.AuthServer, Scopes: d.Scopes}, nil
+	return oauthlogin.Target{Resource: d.Resource, Issuer: d.Issuer, AuthServer: d.AuthServer, Scopes: d.Scopes, DPoPAlgs: d.DPoPAlgs}, nil
 }

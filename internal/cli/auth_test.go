@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -177,5 +178,69 @@ func TestAuthLoginPreRegistered(t *testing.T) {
 	}
 	if !strings.Contains(errs, "pre-registered client ci-client") || strings.Contains(errs, "pre-registered-secret") {
 		t.Fatalf("stderr:\n%s", errs)
+	}
+}
+
+// TestAuthLoginDPoP: against a server that binds tokens (RFC 9449), login
+// refuses to print a bound token without a place for its key, writes the
+// key 0600 with --dpop-key-out, and pin and check present token and key
+// from ${NAME}s; neither the token nor the key reaches any output.
+func TestAuthLoginDPoP(t *testing.T) {
+	f := logintest.New(logintest.Config{IssSupported: true, DPoP: true})
+	defer f.Close()
+	code, out, errs := login(t, f, nil, "--print", "access-token")
+	if code != ExitError || !strings.Contains(errs, "--dpop-key-out") || out != "" {
+		t.Fatalf("bound token without --dpop-key-out: exit %d, stdout %q\n%s", code, out, errs)
+	}
+	dir := t.TempDir()
+	keyPath := filepath.Join(dir, "dpop.pem")
+	code, out, errs = login(t, f, nil, "--print", "access-token", "--dpop-key-out", keyPath)
+	if code != ExitClean {
+		t.Fatalf("login exit %d:\n%s", code, errs)
+	}
+	at := strings.TrimSpace(out)
+	key, err := os.ReadFile(keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(keyPath); st.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode %v", st.Mode().Perm())
+	}
+	if !strings.Contains(string(key), "BEGIN PRIVATE KEY") {
+		t.Fatalf("key file is not a PEM key")
+	}
+	streams := []string{errs}
+	lockPath := filepath.Join(dir, "warden.lock")
+	vars := map[string]string{"AT": at, "KEY": string(key)}
+	for _, cmd := range []string{"pin", "check"} {
+		code, out, errs := runWith(t, vars, cmd, "--lock", lockPath, "--url", f.MCPURL, "--json",
+			"--oauth-access-token", "${AT}", "--oauth-dpop-key", "${KEY}")
+		if code != ExitClean {
+			t.Fatalf("%s: exit %d\n%s%s", cmd, code, out, errs)
+		}
+		streams = append(streams, out, errs)
+	}
+	// The token without its key is refused: it is bound.
+	code, out2, errs2 := runWith(t, vars, "check", "--lock", lockPath, "--url", f.MCPURL, "--oauth-access-token", "${AT}")
+	if code != ExitError {
+		t.Errorf("bound token without its key: exit %d", code)
+	}
+	streams = append(streams, out2, errs2)
+	lock, _ := os.ReadFile(lockPath)
+	streams = append(streams, string(lock))
+	for i, s := range streams {
+		if strings.Contains(s, at) {
+			t.Errorf("output %d holds the access token", i)
+		}
+		for _, line := range strings.Split(string(key), "\n") {
+			if len(line) >= 16 && strings.Contains(s, line) {
+				t.Errorf("output %d holds the DPoP key", i)
+			}
+		}
+	}
+	// --json carries the key for a caller that stores it itself.
+	code, out, errs = login(t, f, nil, "--print", "access-token", "--json")
+	if code != ExitClean || !strings.Contains(out, `"dpop_key":"-----BEGIN PRIVATE KEY`) || !strings.Contains(out, `"token_type":"DPoP"`) {
+		t.Fatalf("--json: exit %d %s\n%s", code, out, errs)
 	}
 }

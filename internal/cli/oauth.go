@@ -31,6 +31,8 @@ type oauthFlags struct {
 	idpClientID      string
 	idpClientSecret  string
 	idToken          string
+	accessToken      string
+	dpopKey          string
 }
 
 // optionalFlag is a flag that may be given bare (--flag) or with a value
@@ -66,13 +68,16 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.idpClientID, "oauth-idp-client-id", "", "enterprise-managed authorization: warden's client `ID` at the identity provider (literal or ${NAME})")
 	fs.StringVar(&o.idpClientSecret, "oauth-idp-client-secret", "", "enterprise-managed authorization: that client's secret, as `${NAME}`")
 	fs.StringVar(&o.idToken, "oauth-id-token", "", "enterprise-managed authorization: the identity provider's ID token, as `${NAME}`")
+	fs.StringVar(&o.accessToken, "oauth-access-token", "", "an access token from warden auth login --print access-token, as `${NAME}` (presented as it is; nothing renews it)")
+	fs.StringVar(&o.dpopKey, "oauth-dpop-key", "", "PEM P-256 key a DPoP-bound token is bound to (auth login --dpop-key-out), as `${NAME}`")
 	fs.StringVar(&o.tokenAuth, "oauth-token-endpoint-auth", "", "token endpoint authentication `method`: client_secret_basic, client_secret_post, none or private_key_jwt (default: from the server's metadata)")
 }
 
 func (o *oauthFlags) given() bool {
 	return o.clientID != "" || o.clientSecret != "" || o.privateKey != "" || o.signingAlg != "" ||
 		o.refreshToken != "" || o.assertion != "" || o.githubOIDC.set || len(o.scopes) > 0 || o.tokenAuth != "" ||
-		o.idpTokenEndpoint != "" || o.idpClientID != "" || o.idpClientSecret != "" || o.idToken != ""
+		o.idpTokenEndpoint != "" || o.idpClientID != "" || o.idpClientSecret != "" || o.idToken != "" ||
+		o.accessToken != "" || o.dpopKey != ""
 }
 
 // secretRef reads the environment variable a ${NAME} flag value names. A
@@ -106,6 +111,17 @@ func (o *oauthFlags) authorizer(env Env, serverURL string) (capture.Authorizer, 
 	}
 	var cfg oauth.Config
 	var err error
+	dpopKey, err := secretRef("oauth-dpop-key", o.dpopKey, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if dpopKey != "" {
+		env.Secrets.Add(dpopKey)
+		cfg.DPoPKeyPEM = []byte(dpopKey)
+	}
+	if o.accessToken != "" {
+		return o.tokenAuthorizer(env, serverURL, cfg.DPoPKeyPEM)
+	}
 	if cfg.ClientID, err = o.plainOrRef("oauth-client-id", o.clientID, env.Getenv); err != nil {
 		return nil, err
 	}
@@ -180,4 +196,25 @@ func (o *oauthFlags) plainOrRef(flagName, value string, getenv func(string) stri
 		return secretRef(flagName, value, getenv)
 	}
 	return value, nil
+}
+
+// tokenAuthorizer is --oauth-access-token: a token from a login, with its
+// DPoP key when it is bound to one; no grant flag goes with it.
+func (o *oauthFlags) tokenAuthorizer(env Env, serverURL string, keyPEM []byte) (capture.Authorizer, error) {
+	if o.clientID != "" || o.clientSecret != "" || o.privateKey != "" || o.refreshToken != "" || o.assertion != "" ||
+		o.githubOIDC.set || len(o.scopes) > 0 || o.tokenAuth != "" || o.idpTokenEndpoint != "" || o.idToken != "" {
+		return nil, errors.New("--oauth-access-token is a token already obtained: give it alone (with --oauth-dpop-key for a DPoP-bound one), not with a grant's flags")
+	}
+	tok, err := secretRef("oauth-access-token", o.accessToken, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	env.Secrets.Add(tok)
+	var key *oauth.DPoPKey
+	if keyPEM != nil {
+		if key, err = oauth.ParseDPoPKey(keyPEM); err != nil {
+			return nil, fmt.Errorf("--oauth-dpop-key: %w", err)
+		}
+	}
+	return oauth.NewTokenAuthorizer(serverURL, tok, key)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -49,6 +50,10 @@ type Config struct {
 	IDP *IDPExchange
 	// Scopes, when set, replace the scopes discovery selects.
 	Scopes []string
+	// DPoPKeyPEM is the PEM P-256 key tokens are bound to when the
+	// authorization server offers DPoP (RFC 9449); nil makes an ephemeral
+	// one. A DPoP-bound refresh token needs the key of its login.
+	DPoPKeyPEM []byte
 	// TokenAuth forces the token endpoint authentication ("" = choose
 	// from the metadata).
 	TokenAuth TokenAuth
@@ -82,6 +87,8 @@ type Authorizer struct {
 	serverURL string
 	cfg       Config
 	key       *SigningKey
+	dpopKey   *DPoPKey
+	dpop      *DPoP // set once discovery found DPoP offered
 
 	mu       sync.Mutex
 	disc     *Discovery
@@ -93,7 +100,7 @@ type Authorizer struct {
 	renewals int
 }
 
-var _ capture.Authorizer = (*Authorizer)(nil)
+var _ capture.RequestAuthorizer = (*Authorizer)(nil)
 
 // NewAuthorizer checks cfg for serverURL. Nothing goes on the network yet.
 func NewAuthorizer(serverURL string, cfg Config) (*Authorizer, error) {
@@ -140,6 +147,13 @@ func NewAuthorizer(serverURL string, cfg Config) (*Authorizer, error) {
 		}
 		a.key = k
 	}
+	if cfg.DPoPKeyPEM != nil {
+		k, err := ParseDPoPKey(cfg.DPoPKeyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("OAuth: %w", err)
+		}
+		a.dpopKey = k
+	}
 	a.mask(cfg.ClientSecret, cfg.RefreshToken)
 	if cfg.IDP != nil {
 		a.mask(cfg.IDP.ClientSecret, cfg.IDP.IDToken)
@@ -158,8 +172,9 @@ func (a *Authorizer) mask(secrets ...string) {
 	}
 }
 
-// Authorization returns "Bearer <token>" once a token was obtained, renewing
-// an expired one; "" before the server first asked.
+// Authorization returns "Bearer <token>" (or "DPoP <token>" for a
+// DPoP-bound one) once a token was obtained, renewing an expired one; ""
+// before the server first asked.
 func (a *Authorizer) Authorization(ctx context.Context) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -171,7 +186,36 @@ func (a *Authorizer) Authorization(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
+	if a.bound() {
+		return "DPoP " + a.token.AccessToken, nil
+	}
 	return "Bearer " + a.token.AccessToken, nil
+}
+
+// AuthorizeRequest sets the Authorization header on req and, for a
+// DPoP-bound token, a fresh proof of the key for exactly this request.
+func (a *Authorizer) AuthorizeRequest(ctx context.Context, req *http.Request) error {
+	v, err := a.Authorization(ctx)
+	if err != nil || v == "" {
+		return err
+	}
+	req.Header.Set("Authorization", v)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.bound() {
+		return nil
+	}
+	proof, err := a.dpop.Proof(req.Method, req.URL, a.token.AccessToken)
+	if err != nil {
+		return fmt.Errorf("OAuth: %w", err)
+	}
+	req.Header.Set("DPoP", proof)
+	return nil
+}
+
+// bound says the token held is DPoP-bound (the caller holds a.mu).
+func (a *Authorizer) bound() bool {
+	return a.dpop != nil && a.token != nil && strings.EqualFold(a.token.Type(), "DPoP")
 }
 
 // Challenged reacts to a refusal: the first 401 runs discovery and the
@@ -182,6 +226,14 @@ func (a *Authorizer) Challenged(ctx context.Context, status int, header http.Hea
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
+	case a.bound() && DPoPChallenge(status, header):
+		// RFC 9449 §9: the same token once more, with the server's nonce;
+		// only a nonce not tried before is worth a retry.
+		u, err := url.Parse(a.serverURL)
+		if err != nil {
+			return false, nil
+		}
+		return a.dpop.Remember(u, header), nil
 	case status == http.StatusUnauthorized && a.disc == nil:
 		d, err := Discover(ctx, a.cfg.HTTPClient, a.serverURL, header)
 		if err != nil {
@@ -222,6 +274,16 @@ func (a *Authorizer) prepare(d *Discovery) error {
 			return fmt.Errorf("OAuth: %w", err)
 		}
 	}
+	if DPoPOffered(d.DPoPAlgs) {
+		if a.dpopKey == nil {
+			k, err := NewDPoPKey()
+			if err != nil {
+				return fmt.Errorf("OAuth: %w", err)
+			}
+			a.dpopKey = k
+		}
+		a.dpop = NewDPoP(a.dpopKey)
+	}
 	a.disc, a.auth = d, auth
 	a.scopes = d.Scopes
 	if len(a.cfg.Scopes) > 0 {
@@ -233,7 +295,7 @@ func (a *Authorizer) prepare(d *Discovery) error {
 // fetch runs the grant once. A failure is final: the JWT bearer grant in
 // particular must not be retried or swapped for another grant.
 func (a *Authorizer) fetch(ctx context.Context) error {
-	client := Client{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Key: a.key, Auth: a.auth}
+	client := Client{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Key: a.key, Auth: a.auth, DPoP: a.dpop}
 	params := url.Values{}
 	scopes := a.scopes
 	switch a.cfg.Grant() {

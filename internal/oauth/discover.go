@@ -42,6 +42,9 @@ type Discovery struct {
 	// spec); the grants of a CI job do not use PKCE. It is false under
 	// Fallback too, where no metadata says either way.
 	PKCE bool
+	// DPoPAlgs is the metadata's dpop_signing_alg_values_supported: when
+	// it lists ES256, tokens are bound to a DPoP key (RFC 9449).
+	DPoPAlgs []string
 	// Scopes is the scope the spec's selection rules give: the challenge's
 	// scope, else the metadata's scopes_supported, else none (omit scope).
 	Scopes []string
@@ -132,6 +135,16 @@ func Discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 	asm, err := findAuthServerMeta(ctx, rec, issuer)
 	if err != nil {
 		return nil, err
+	}
+	if asm != nil {
+		// oauthex.AuthServerMeta has no field for it; the document just
+		// read has.
+		var extra struct {
+			Algs []string `json:"dpop_signing_alg_values_supported"`
+		}
+		if json.Unmarshal(rec.lastBody(), &extra) == nil {
+			d.DPoPAlgs = extra.Algs
+		}
 	}
 	if asm == nil {
 		if prm != nil {

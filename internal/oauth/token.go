@@ -112,12 +112,15 @@ type Client struct {
 	Key *SigningKey
 	// Auth is the method; see ChooseTokenAuth.
 	Auth TokenAuth
+	// DPoP, when set, binds the token to its key (RFC 9449): the request
+	// carries a proof, and a DPoP token is accepted besides a Bearer one.
+	DPoP *DPoP
 }
 
 // TokenRequest sends one token request to the discovered token endpoint:
 // params (grant_type and the grant's own parameters), the scope (omitted
 // when empty) and the RFC 8707 resource, authenticated as c. The answer
-// must be a Bearer token. Errors quote the server's error code and the
+// must be a Bearer token (or DPoP, with c.DPoP). Errors quote the server's error code and the
 // start of its description, never a credential.
 func TokenRequest(ctx context.Context, hc *http.Client, d *Discovery, c Client, params url.Values, scopes []string) (*oauth2.Token, error) {
 	if d == nil || d.AuthServer == nil {
@@ -166,9 +169,16 @@ func TokenRequest(ctx context.Context, hc *http.Client, d *Discovery, c Client, 
 	if err := CheckURL(cfg.TokenURL); err != nil {
 		return nil, fmt.Errorf("token request: the token endpoint: %w", err)
 	}
-	tok, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, tokenClient(hc)))
+	tc := tokenClient(hc)
+	if c.DPoP != nil {
+		tc = c.DPoP.Client(tc, cfg.TokenURL)
+	}
+	tok, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, tc))
 	if err != nil {
 		return nil, tokenError(grant, err)
+	}
+	if c.DPoP != nil && strings.EqualFold(tok.Type(), "DPoP") {
+		return tok, nil
 	}
 	if !strings.EqualFold(tok.Type(), "Bearer") {
 		return nil, fmt.Errorf("token request (%s): the token type is %s, not Bearer", grant, quote(tok.TokenType))

@@ -49,6 +49,9 @@ type Target struct {
 	// Scopes are the scopes to request (the challenge's, else the
 	// resource's scopes_supported); empty leaves scope out.
 	Scopes []string
+	// DPoPAlgs is the authorization server's
+	// dpop_signing_alg_values_supported (RFC 9449).
+	DPoPAlgs []string
 }
 
 // Registration names how the client was identified to the authorization

@@ -60,6 +60,11 @@ type Config struct {
 	NoRotate bool
 	// NoPKCE leaves code_challenge_methods_supported out of the metadata.
 	NoPKCE bool
+	// DPoP advertises dpop_signing_alg_values_supported [ES256], binds
+	// every token to its request's DPoP proof key (token_type DPoP) and
+	// makes the MCP endpoint take only the DPoP scheme with a proof by the
+	// same key (RFC 9449; internal/oauth's tests check proofs in depth).
+	DPoP bool
 }
 
 // Fixture is a running authorization server and MCP server.
@@ -73,6 +78,7 @@ type Fixture struct {
 	n        int
 	codes    map[string]grant
 	access   map[string]time.Time
+	jkt      map[string]string // access token → the proof key's jwk x
 	refresh  map[string]grant
 	clients  map[string]string // id → secret ("" for public)
 	requests []Request
@@ -91,7 +97,7 @@ type grant struct {
 
 // New starts a fixture; Close stops it.
 func New(cfg Config) *Fixture {
-	f := &Fixture{cfg: cfg, codes: map[string]grant{}, access: map[string]time.Time{}, refresh: map[string]grant{}, clients: map[string]string{}}
+	f := &Fixture{cfg: cfg, codes: map[string]grant{}, access: map[string]time.Time{}, jkt: map[string]string{}, refresh: map[string]grant{}, clients: map[string]string{}}
 	if cfg.ClientID != "" {
 		f.clients[cfg.ClientID] = cfg.ClientSecret
 	}
@@ -123,7 +129,11 @@ func New(cfg Config) *Fixture {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you"}}}, nil, nil
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	mcpMux.Handle("/mcp", auth.RequireBearerToken(f.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h))
+	protected := auth.RequireBearerToken(f.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h)
+	if cfg.DPoP {
+		protected = f.requireDPoP(protected)
+	}
+	mcpMux.Handle("/mcp", protected)
 	return f
 }
 
@@ -170,6 +180,9 @@ func (f *Fixture) metadata(w http.ResponseWriter, r *http.Request) {
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "client_secret_post"},
+	}
+	if f.cfg.DPoP {
+		m["dpop_signing_alg_values_supported"] = []string{"ES256"}
 	}
 	if f.cfg.NoPKCE {
 		delete(m, "code_challenge_methods_supported")
@@ -273,12 +286,22 @@ func (f *Fixture) token(w http.ResponseWriter, r *http.Request) {
 	}
 	at := f.newToken("at")
 	f.access[at] = time.Now().Add(time.Hour)
+	tokenType := "Bearer"
+	if f.cfg.DPoP {
+		x := proofKey(r.Header.Get("DPoP"))
+		if x == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_dpop_proof"})
+			return
+		}
+		f.jkt[at] = x
+		tokenType = "DPoP"
+	}
 	rt := r.Form.Get("refresh_token")
 	if rt == "" || !f.cfg.NoRotate {
 		rt = f.newToken("rt")
 		f.refresh[rt] = g
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": 3600, "refresh_token": rt})
+	writeJSON(w, http.StatusOK, map[string]any{"access_token": at, "token_type": tokenType, "expires_in": 3600, "refresh_token": rt})
 }
 
 func (f *Fixture) register(w http.ResponseWriter, r *http.Request) {
@@ -339,4 +362,44 @@ func FindURL(text, authorizeURL string) (string, error) {
 		}
 	}
 	return "", ErrNoURL
+}
+
+// requireDPoP lets through only the DPoP scheme with a proof by the key
+// the token is bound to, handing next the token as Bearer.
+func (f *Fixture) requireDPoP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Authorization"); v != "" {
+			tok, ok := strings.CutPrefix(v, "DPoP ")
+			f.mu.Lock()
+			want := f.jkt[tok]
+			f.mu.Unlock()
+			if !ok || want == "" || proofKey(r.Header.Get("DPoP")) != want {
+				w.Header().Set("WWW-Authenticate", `DPoP error="invalid_token"`)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			r.Header.Set("Authorization", "Bearer "+tok)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// proofKey is the jwk x of a DPoP proof's header, "" when it is not one.
+func proofKey(proof string) string {
+	head, _, ok := strings.Cut(proof, ".")
+	if !ok {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(head)
+	if err != nil {
+		return ""
+	}
+	var h struct {
+		Typ string            `json:"typ"`
+		JWK map[string]string `json:"jwk"`
+	}
+	if json.Unmarshal(b, &h) != nil || h.Typ != "dpop+jwt" {
+		return ""
+	}
+	return h.JWK["x"]
 }
