@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -136,6 +137,17 @@ type lockDecoder struct {
 	keptValues int
 	// compact is Transcode's buffer for compact text, reused.
 	compact []byte
+	// index is set for a read that indexes its tool entries' texts
+	// (ReadFileIndexed), whose SHA-256 are sums; byText for one that
+	// reads each entry by its text, taking it from prior where it may;
+	// plain is set when the lock must be read the plain way instead.
+	index  bool
+	byText bool
+	sums   [][32]byte
+	prior  *RawIndex
+	plain  bool
+	// raw is the buffer tool entries are cut into, reused.
+	raw []byte
 }
 
 // noSeq orders a failure after every unit of the document.
@@ -146,8 +158,12 @@ const noSeq = math.MaxInt
 // document (a duplicate key, a bad literal, trailing data) takes precedence:
 // after a structural problem the rest is still read, without being kept.
 func decode(d *jsonv.Decoder) (*Lock, error) {
-	return decodeOn(d, runtime.GOMAXPROCS(0)-1)
+	return decodeOn(d, defaultWorkers())
 }
+
+// defaultWorkers is the number of tool workers a read uses: the
+// goroutines the process may run at once, but the one reading.
+func defaultWorkers() int { return runtime.GOMAXPROCS(0) - 1 }
 
 // decodeOn is decode with the given number of tool workers (none: tools
 // are checked as they are read).
@@ -464,10 +480,20 @@ func (ld *lockDecoder) toolItems(p jsonv.Path) error {
 		if ld.failed() {
 			return d.Skip()
 		}
+		if ld.byText {
+			return ld.textTool(p, i)
+		}
+		if ld.index {
+			d.Next()
+			d.Hold()
+		}
 		j := toolJob{p: p.Index(i), sv: l.SchemaVersion}
 		v, err := ld.entry(toolKeys, func(obj *jsonv.Value, key string) (bool, error) {
 			return ld.toolMember(&j, obj, key)
 		})
+		if ld.index {
+			ld.sums = append(ld.sums, sha256.Sum256(d.Held()))
+		}
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,19 @@ func readLockFile(ctx context.Context, path string) (*lock.Lock, error) {
 	return l, err
 }
 
+// readLockIndexed is readLock by entry texts (lock.ReadFileIndexed),
+// taking entries from prior, the index of a verified lock, where it may.
+func readLockIndexed(ctx context.Context, path string, prior *lock.RawIndex) (*lock.Lock, *lock.RawIndex, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, &MissingLockError{Path: path, Err: err}
+	}
+	l, x, err := lock.ReadFileIndexed(ctx, path, prior)
+	if cerr := Cancelled(ctx); err != nil && cerr != nil {
+		return nil, nil, cerr
+	}
+	return l, x, err
+}
+
 // verifyLock refuses a stored lock whose entries do not reproduce its own
 // digests (lock.Verify): it was edited by hand or tampered with, and
 // comparing against it could report "clean" for entries nobody reviewed.

@@ -574,26 +574,11 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	// B is read while A is: reading has no side effect, and each read is
-	// mostly one core's work. A's refusal, if any, is the one reported.
-	type read struct {
-		l   *lock.Lock
-		s   *surface.Surface
-		err error
-	}
-	readB := make(chan read, 1)
-	go func() {
-		b, err := readLock(ctx, pathB)
-		if err == nil {
-			err = verifyLock(pathB, b)
-		}
-		var s *surface.Surface
-		if err == nil {
-			s, err = readSnapshot(ctx, pathB, b)
-		}
-		readB <- read{b, s, err}
-	}()
-	a, err := readLock(ctx, pathA)
+	// A is read and verified first, and B then takes from A every tool
+	// entry whose text A holds (lock.ReadFileIndexed): with few tools
+	// changed, B costs little more than its bytes' SHA-256. A's refusal,
+	// if any, is the one reported, and B is then not read.
+	a, ax, err := readLockIndexed(ctx, pathA, nil)
 	if err == nil {
 		err = verifyLock(pathA, a)
 	}
@@ -601,18 +586,27 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	if err == nil {
 		aSurface, err = readSnapshot(ctx, pathA, a)
 	}
-	rb := <-readB
 	if err != nil {
 		return nil, err
 	}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	if rb.err != nil {
-		return nil, rb.err
+	b, _, err := readLockIndexed(ctx, pathB, ax)
+	if err == nil {
+		err = verifyLock(pathB, b)
 	}
-	b := rb.l
-	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b), ASurface: aSurface, BSurface: rb.s}
+	var bSurface *surface.Surface
+	if err == nil {
+		bSurface, err = readSnapshot(ctx, pathB, b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := Cancelled(ctx); err != nil {
+		return nil, err
+	}
+	res := &DiffResult{A: a, B: b, Drift: drift.Compare(a, b), ASurface: aSurface, BSurface: bSurface}
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,134 @@
+package lock
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// flipAfter changes the character after the n-th (from 0) occurrence of
+// marker in text.
+func flipAfter(t *testing.T, text []byte, marker string, n int) []byte {
+	t.Helper()
+	at := 0
+	for i := 0; i <= n; i++ {
+		k := bytes.Index(text[at:], []byte(marker))
+		if k < 0 {
+			t.Fatalf("no %d-th %q", n, marker)
+		}
+		at += k + len(marker)
+	}
+	out := bytes.Clone(text)
+	if out[at] == '0' {
+		out[at] = '1'
+	} else {
+		out[at] = '0'
+	}
+	return out
+}
+
+// TestReadFileIndexedIsReadFile checks that reading a lock against the
+// index of another gives what the plain read gives, lock and refusal and
+// verification alike, for locks that share entries' text with the first,
+// differ in some, are tampered with or malformed; and that shared entries
+// are taken from the first lock.
+func TestReadFileIndexedIsReadFile(t *testing.T) {
+	dir := t.TempDir()
+	aText := Marshal(buildDemo(t))
+	aPath := filepath.Join(dir, "a.lock")
+	if err := os.WriteFile(aPath, aText, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, ax, err := ReadFileIndexed(context.Background(), aPath, nil)
+	if err != nil || ax == nil {
+		t.Fatalf("read A: %v (index %v)", err, ax != nil)
+	}
+	if err := Verify(a); err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := ReadFile(aPath); err != nil || !bytes.Equal(Marshal(plain), Marshal(a)) {
+		t.Fatalf("A read indexed is not A read plainly: %v", err)
+	}
+	if len(a.Tools) < 2 {
+		t.Fatalf("the demo lock has %d tools", len(a.Tools))
+	}
+	s := string(aText)
+	first := strings.Index(s, "\n    {")
+	second := first + 1 + strings.Index(s[first+1:], "\n    {")
+	end := strings.Index(s, "\n  ],")
+	if first < 0 || second <= first || end < second {
+		t.Fatalf("cannot find the tool entries in:\n%s", s)
+	}
+	entry0 := strings.TrimSuffix(s[first:second], ",")
+	cases := map[string]string{
+		"same":                s,
+		"description changed": string(flipAfter(t, aText, `"description_hash": "sha256:`, 0)),
+		"input schema hash":   string(flipAfter(t, aText, `"input_schema_hash": "sha256:`, 1)),
+		"entry digest":        string(flipAfter(t, aText, `"entry_digest": "sha256:`, 0)),
+		"skeleton changed":    strings.Replace(s, `"type": "string"`, `"type": "number"`, 1),
+		"renamed":             strings.Replace(s, `"name": "`, `"name": "x`, 1),
+		"overall digest":      string(flipAfter(t, aText, `"overall_digest": "sha256:`, 0)),
+		"entries swapped":     s[:first] + strings.TrimSuffix(s[second:end], ",") + "," + entry0 + s[end:],
+		"entry repeated":      s[:second] + entry0 + "," + s[second:],
+		"schema level 3":      strings.Replace(s, `"schema_version": 4`, `"schema_version": 3`, 1),
+		"tools first":         toolsFirst(s, end),
+		"inspection":          strings.Replace(s, `"input_schema_hash"`, `"inspection": {"a": 1}, "input_schema_hash"`, 1),
+		"duplicate key":       strings.Replace(s, `"input_schema_hash"`, `"name": "x", "input_schema_hash"`, 1),
+		"entry not an object": s[:first] + "\n    [1, 2]," + s[first:],
+		"truncated":           s[:second+40],
+		"bad utf-8":           strings.Replace(s, `"name": "`, "\"name\": \"\xff", 1),
+		"trailing data":       s + "{}",
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "b.lock")
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := ReadFile(p)
+			got, _, gotErr := ReadFileIndexed(context.Background(), p, ax)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("err = %v, the plain read's %v", gotErr, wantErr)
+			}
+			if wantErr != nil {
+				t.Logf("refused: %v", wantErr)
+				return
+			}
+			t.Logf("read; Verify: %v", Verify(want))
+			if !bytes.Equal(Marshal(got), Marshal(want)) {
+				t.Fatalf("lock read differs from the plain read's")
+			}
+			if g, w := fmt.Sprint(Verify(got)), fmt.Sprint(Verify(want)); g != w {
+				t.Fatalf("Verify = %s, of the plain read %s", g, w)
+			}
+		})
+	}
+	// The entries of an identical lock are A's own.
+	p := filepath.Join(dir, "b.lock")
+	if err := os.WriteFile(p, aText, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := ReadFileIndexed(context.Background(), p, ax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b.Tools {
+		if unsafe.StringData(b.Tools[i].SchemaSkeleton.Text()) != unsafe.StringData(a.Tools[i].SchemaSkeleton.Text()) {
+			t.Errorf("tool %d was read again, not taken from A", i)
+		}
+	}
+}
+
+// toolsFirst moves the tools array of the lock text s, which ends at
+// end, before every other member.
+func toolsFirst(s string, end int) string {
+	ts := strings.Index(s, `"tools": `)
+	arr := s[ts+len(`"tools": `) : end+4]
+	rest := s[:ts] + strings.TrimLeft(s[end+5:], "\n ")
+	return "{\"tools\": " + arr + "," + rest[1:]
+}
