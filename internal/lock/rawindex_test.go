@@ -132,3 +132,39 @@ func toolsFirst(s string, end int) string {
 	rest := s[:ts] + strings.TrimLeft(s[end+5:], "\n ")
 	return "{\"tools\": " + arr + "," + rest[1:]
 }
+
+// FuzzReadFileIndexed holds a read against the index of the demo lock to
+// the plain read: the same lock, or the same refusal.
+func FuzzReadFileIndexed(f *testing.F) {
+	aText := Marshal(buildDemo(f))
+	f.Add(aText)
+	f.Add(flipAfter(&testing.T{}, aText, `"entry_digest": "sha256:`, 0))
+	dir := f.TempDir()
+	aPath := filepath.Join(dir, "a.lock")
+	if err := os.WriteFile(aPath, aText, 0o644); err != nil {
+		f.Fatal(err)
+	}
+	_, ax, err := ReadFileIndexed(context.Background(), aPath, nil)
+	if err != nil || ax == nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		p := filepath.Join(t.TempDir(), "b.lock")
+		if err := os.WriteFile(p, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := ReadFile(p)
+		got, _, gotErr := ReadFileIndexed(context.Background(), p, ax)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("err = %v, the plain read's %v", gotErr, wantErr)
+		}
+		if wantErr == nil {
+			if !bytes.Equal(Marshal(got), Marshal(want)) {
+				t.Fatal("lock differs from the plain read's")
+			}
+			if g, w := fmt.Sprint(Verify(got)), fmt.Sprint(Verify(want)); g != w {
+				t.Fatalf("Verify = %s, of the plain read %s", g, w)
+			}
+		}
+	})
+}
