@@ -269,6 +269,12 @@ func AppendQuoted(dst []byte, s string) []byte {
 		// The common case, nothing to escape: one copy.
 		return append(dst, '"')
 	}
+	return appendEscaped(dst, s, i)
+}
+
+// appendEscaped appends s[i:] escaped as AppendQuoted escapes it, and the
+// closing quote; s[:i] must already be in dst.
+func appendEscaped[T string | []byte](dst []byte, s T, i int) []byte {
 	start := i
 	for ; i < len(s); i++ {
 		c := s[i]
