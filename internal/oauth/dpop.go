@@ -49,22 +49,9 @@ func NewDPoPKey() (*DPoPKey, error) {
 // ParseDPoPKey reads a PEM P-256 private key (PKCS #8 or SEC 1). Errors
 // never quote the key.
 func ParseDPoPKey(pemText []byte) (*DPoPKey, error) {
-	block, _ := pem.Decode(pemText)
-	if block == nil {
-		return nil, errors.New("the DPoP key is not PEM")
-	}
-	var key any
-	var err error
-	switch block.Type {
-	case "PRIVATE KEY":
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	case "EC PRIVATE KEY":
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	default:
-		return nil, fmt.Errorf("the DPoP key's PEM block is %s, not an EC private key", quote(block.Type))
-	}
+	key, err := parsePrivateKeyPEM(pemText, "the DPoP key", "an EC private key", false)
 	if err != nil {
-		return nil, errors.New("the DPoP key cannot be parsed")
+		return nil, err
 	}
 	priv, ok := key.(*ecdsa.PrivateKey)
 	if !ok || priv.Curve != elliptic.P256() {

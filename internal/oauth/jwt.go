@@ -30,30 +30,41 @@ type SigningKey struct {
 	now func() time.Time
 }
 
+// parsePrivateKeyPEM reads one PEM private key block: PKCS #8, SEC 1 EC,
+// and PKCS #1 RSA when rsa is set. what names the key in errors ("the DPoP
+// key"), kind what its block should have been; no error quotes the key.
+func parsePrivateKeyPEM(pemText []byte, what, kind string, rsa bool) (any, error) {
+	block, _ := pem.Decode(pemText)
+	if block == nil {
+		return nil, fmt.Errorf("%s is not PEM", what)
+	}
+	var key any
+	var err error
+	switch {
+	case block.Type == "PRIVATE KEY":
+		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
+	case block.Type == "EC PRIVATE KEY":
+		key, err = x509.ParseECPrivateKey(block.Bytes)
+	case block.Type == "RSA PRIVATE KEY" && rsa:
+		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
+	default:
+		return nil, fmt.Errorf("%s's PEM block is %s, not %s", what, quote(block.Type), kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be parsed", what)
+	}
+	return key, nil
+}
+
 // ParseSigningKey reads a PEM private key (PKCS #8, SEC 1 EC or PKCS #1
 // RSA) and the JWS algorithm to sign with: "" picks the key's natural one
 // (ES256/ES384/ES512 by curve, RS256 for RSA); allowed, when not empty, is
 // the metadata's token_endpoint_auth_signing_alg_values_supported. Errors
 // never quote the key.
 func ParseSigningKey(pemText []byte, alg string, allowed []string) (*SigningKey, error) {
-	block, _ := pem.Decode(pemText)
-	if block == nil {
-		return nil, errors.New("the private key is not PEM")
-	}
-	var key any
-	var err error
-	switch block.Type {
-	case "PRIVATE KEY":
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	case "EC PRIVATE KEY":
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	case "RSA PRIVATE KEY":
-		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
-	default:
-		return nil, fmt.Errorf("the private key's PEM block is %s, not a private key", quote(block.Type))
-	}
+	key, err := parsePrivateKeyPEM(pemText, "the private key", "a private key", true)
 	if err != nil {
-		return nil, errors.New("the private key cannot be parsed")
+		return nil, err
 	}
 	var natural string
 	var ok bool
