@@ -209,3 +209,36 @@ func FileType(m fs.FileMode) string {
 	}
 	return "type " + m.Type().String()
 }
+
+// ReadAt reads len(p) bytes of the file from offset off, as
+// io.ReaderAt does, without moving the place Read reads from. Standard
+// input cannot be read twice: ReadAt refuses it.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.f == nil {
+		return 0, fmt.Errorf("read %s %s: standard input cannot be read again", f.noun, f.path)
+	}
+	return f.f.ReadAt(p, off)
+}
+
+// Stamp is what the operating system says of an open file's contents: a
+// write to it, or any other change, gives another Stamp (see File.Stamp).
+type Stamp struct {
+	size        int64
+	mtime, ctim int64 // nanoseconds
+	dev, ino    uint64
+}
+
+// Stamp returns the file's Stamp now, so that a caller that reads it
+// again later can tell whether its contents may have changed in between
+// (ok is false where that cannot be told: standard input, or a platform
+// without change times).
+func (f *File) Stamp() (s Stamp, ok bool) {
+	if f.f == nil {
+		return Stamp{}, false
+	}
+	info, err := f.f.Stat()
+	if err != nil {
+		return Stamp{}, false
+	}
+	return stampOf(info)
+}

@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestOpenReadsWithinLimit(t *testing.T) {
@@ -84,5 +86,48 @@ func TestGrowingFile(t *testing.T) {
 	}
 	if _, err := io.ReadAll(f); !IsTooLarge(err) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestStampAndReadAt checks that a file's Stamp stays while nothing
+// writes to it and moves when something does, even the same bytes, and
+// that ReadAt reads the file again; standard input has neither.
+func TestStampAndReadAt(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p, "lock", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, ok := f.Stamp()
+	if !ok {
+		if runtime.GOOS == "linux" || runtime.GOOS == "darwin" {
+			t.Fatal("no stamp for a regular file")
+		}
+		t.Skip("no change times on this platform")
+	}
+	if again, _ := f.Stamp(); again != before {
+		t.Fatalf("stamp moved with nothing written: %+v, %+v", before, again)
+	}
+	buf := make([]byte, 4)
+	if n, err := f.ReadAt(buf, 3); n != 4 || err != nil || string(buf) != "3456" {
+		t.Fatalf("ReadAt = %d %q, %v", n, buf, err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := f.Stamp(); after == before {
+		t.Fatal("stamp did not move when the file was written")
+	}
+	in := Stdin(strings.NewReader("x"), "lock", 100)
+	if _, ok := in.Stamp(); ok {
+		t.Fatal("standard input has a stamp")
+	}
+	if _, err := in.ReadAt(buf, 0); err == nil {
+		t.Fatal("standard input read again")
 	}
 }

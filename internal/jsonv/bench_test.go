@@ -2,6 +2,7 @@ package jsonv_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/wardenlock/warden/internal/benchdata"
@@ -99,7 +100,24 @@ func surfaceTools(tb testing.TB, data []byte) [][]byte {
 // 1,000 tools out of a streaming Decoder, the serial reader stage of
 // `warden pin --surface`.
 func BenchmarkRawContainerSurface(b *testing.B) {
-	data := benchdata.Surface(1000, nil)
+	benchRawContainer(b, benchdata.Surface(1000, nil))
+}
+
+// BenchmarkRawContainerIndented is BenchmarkRawContainerSurface on the
+// surface indented by two blanks a level, as a lock file is: most of its
+// bytes are blanks between short strings, the reader stage of `warden
+// diff` and `check`.
+func BenchmarkRawContainerIndented(b *testing.B) {
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, benchdata.Surface(1000, nil), "", "  "); err != nil {
+		b.Fatal(err)
+	}
+	benchRawContainer(b, indented.Bytes())
+}
+
+// benchRawContainer cuts every item of data's tools array out of a
+// streaming Decoder.
+func benchRawContainer(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var buf []byte

@@ -106,9 +106,6 @@ type Decoder struct {
 	buf  []byte
 	pos  int
 	mark int // start of the token being scanned (kept by fill), or -1
-	// held is one more place fill keeps the input from, for Hold, plus
-	// one (0: none), so that the zero Decoder holds nothing.
-	held int
 	eof  bool
 	rerr error
 	err  error
@@ -186,27 +183,6 @@ func newDecoder(opts Options) *Decoder {
 func (d *Decoder) Values() int { return d.values }
 
 // Offset returns how many bytes of input the Decoder has consumed.
-// Hold starts keeping the input from the start of the value at the
-// current position (after any blank), for Held: a caller that reads a
-// value with the decoder's methods and wants its text too, as it stands
-// in the input, holds it while reading it.
-func (d *Decoder) Hold() {
-	d.skipSpace()
-	d.held = d.pos + 1
-}
-
-// Held returns the input from Hold to the current position and stops
-// holding. The text is the decoder's until its next read: copy or use it
-// at once. Without a Hold it is empty.
-func (d *Decoder) Held() []byte {
-	if d.held == 0 {
-		return nil
-	}
-	b := d.buf[d.held-1 : d.pos]
-	d.held = 0
-	return b
-}
-
 func (d *Decoder) Offset() int64 { return d.baseOff + int64(d.pos) }
 
 // fill reads more input into buf, keeping everything from the token being
@@ -220,9 +196,6 @@ func (d *Decoder) fill() bool {
 	if d.mark >= 0 && d.mark < keep {
 		keep = d.mark
 	}
-	if d.held > 0 && d.held-1 < keep {
-		keep = d.held - 1
-	}
 	if keep > 0 {
 		d.advanceBase(d.buf[:keep])
 		n := copy(d.buf, d.buf[keep:])
@@ -230,9 +203,6 @@ func (d *Decoder) fill() bool {
 		d.pos -= keep
 		if d.mark >= 0 {
 			d.mark -= keep
-		}
-		if d.held > 0 {
-			d.held -= keep
 		}
 	}
 	if cap(d.buf)-len(d.buf) < readChunk/2 {

@@ -147,10 +147,24 @@ func (p *Parser) Parse(data []byte) (*Value, error) { return p.parse(data, false
 // this one's, so a caller must drop them all first.
 func (p *Parser) ParseOver(data []byte) (*Value, error) { return p.parse(data, true) }
 
-func (p *Parser) parse(data []byte, over bool) (*Value, error) {
+// Decoder returns the Parser's Decoder reading data as NewBytesDecoder
+// would, for a caller that walks many small documents piece by piece (an
+// entry cut out by RawContainer): what a Decoder learns and allocates as
+// it reads (its intern table, its buffers, the blocks values are carved
+// from) carries over from one document to the next instead of being made
+// again. Values carved before stay valid, as with Parse (blocks kept for
+// ParseOver are dropped). The Decoder is
+// the Parser's until its next call; data must not change while it is in
+// use.
+func (p *Parser) Decoder(data []byte) *Decoder {
+	p.reset(data)
+	return &p.d
+}
+
+// reset makes the Parser's Decoder read data: everything but what carries
+// over from the last document starts as NewBytesDecoder starts it.
+func (p *Parser) reset(data []byte) {
 	d := &p.d
-	// Everything but what carries over from the last document starts as
-	// NewBytesDecoder starts it.
 	l := *d
 	*d = Decoder{
 		buf: data, mark: -1, eof: true, baseLine: 1, baseCol: 1,
@@ -159,10 +173,17 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 		slab: l.slab, slabUsed: l.slabUsed, slabNext: max(l.slabNext, 8), // 8 as newDecoder starts
 		members: l.members[:0], items: l.items[:0], sbuf: l.sbuf[:0], keyHashes: l.keyHashes[:0],
 		path: l.path[:0], strs: &p.strs, rootKeys: p.RootKeys,
+		trans: l.trans, fast: l.fast,
 	}
 	if d.maxDepth <= 0 {
 		d.maxDepth = HardMaxDepth
 	}
+}
+
+func (p *Parser) parse(data []byte, over bool) (*Value, error) {
+	l := Decoder{blocks: p.d.blocks, spare: p.d.spare}
+	p.reset(data)
+	d := &p.d
 	if over {
 		// Every block of earlier documents is carved again.
 		d.spare = append(l.spare, l.blocks...)

@@ -3,31 +3,86 @@ package lock
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
+	"hash/maphash"
+	"io"
+	"runtime"
 
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
 )
 
-// RawIndex maps the SHA-256 of each tool entry's text, as it stands in a
-// lock file, to the entry read from it, so that reading a second lock
-// (diff's B) need not check again an entry whose text is one the first
-// lock holds: the same bytes at the same place in a lock at the same
-// schema level are read into the same entry, with the same digest.
+// RawIndex locates each tool entry's text, as it stands in a lock file,
+// and the entry read from it, so that reading a second lock (diff's B)
+// need not check again an entry whose text is one the first lock holds:
+// the same bytes at the same place in a lock at the same schema level
+// are read into the same entry, with the same digest. An entry of the
+// second lock is looked up by a hash of its text keyed for this index
+// alone (hash/maphash), and then compared byte for byte with the text
+// read again from the first lock's file, which the index keeps open: a
+// collision, chosen or by chance, costs a comparison and nothing else.
+// Close releases the file.
 type RawIndex struct {
 	schemaVersion int
-	tools         map[[sha256.Size]byte]*Tool
+	seed          maphash.Seed
+	file          *infile.File
+	// stamp is the file's as it was opened: an entry is taken from the
+	// file only while it is unchanged (see infile.File.Stamp).
+	stamp   infile.Stamp
+	entries map[uint64]rawEntry
 }
 
-// lookup returns the entry whose text hashes to sum in a lock at schema
-// level sv, or nil.
-func (x *RawIndex) lookup(sum [sha256.Size]byte, sv int) *Tool {
-	if x == nil || x.schemaVersion != sv {
+// rawEntry is one tool entry of an indexed lock: where its text stands
+// in the file, and the entry read from it.
+type rawEntry struct {
+	off int64
+	n   int
+	t   *Tool
+}
+
+// Close closes the indexed lock's file; the index then matches nothing.
+// A nil index is closed already.
+func (x *RawIndex) Close() error {
+	if x == nil || x.file == nil {
 		return nil
 	}
-	return x.tools[sum]
+	err := x.file.Close()
+	x.file = nil
+	return err
+}
+
+// match returns the entry whose text is raw in a lock at schema level
+// sv, or nil; buf is scratch space for the text read again.
+func (x *RawIndex) match(raw []byte, sv int, buf *[]byte) *Tool {
+	if x == nil || x.file == nil || x.schemaVersion != sv {
+		return nil
+	}
+	e, ok := x.entries[maphash.Bytes(x.seed, raw)]
+	if !ok || e.n != len(raw) {
+		return nil
+	}
+	if cap(*buf) < e.n {
+		*buf = make([]byte, e.n)
+	}
+	text := (*buf)[:e.n]
+	if n, err := x.file.ReadAt(text, e.off); n != e.n || err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	if !bytes.Equal(text, raw) {
+		return nil
+	}
+	return e.t
+}
+
+// unchanged reports whether the indexed lock's file is as it was when it
+// was read: what match read again is then what was checked.
+func (x *RawIndex) unchanged() bool {
+	if x == nil || x.file == nil {
+		return true
+	}
+	now, ok := x.file.Stamp()
+	return ok && now == x.stamp
 }
 
 // errPlain stops a read by entry texts (see ReadFileIndexed) where only
@@ -35,21 +90,21 @@ func (x *RawIndex) lookup(sum [sha256.Size]byte, sv int) *Tool {
 var errPlain = errors.New("read the plain way")
 
 // ReadFileIndexed reads the lock at path as ReadFileContext does and
-// returns with it the index of its tool entries' texts (nil when it could
-// not be made). With prior, the index of a lock the caller has verified
-// (Verify), an entry whose text prior holds, in a lock at the same schema
-// level, is prior's entry, and is neither transcoded nor hashed again but
-// for its text's SHA-256; Verify still checks the lock's order and
-// overall digest over it.
+// returns with it, when prior is nil, the index of its tool entries'
+// texts (nil when it could not be made; Close it when done). With prior,
+// the index of a lock the caller has verified (Verify), an entry whose
+// text prior holds, in a lock at the same schema level, is prior's
+// entry, and is neither transcoded nor hashed again; Verify still checks
+// the lock's order and overall digest over it.
 //
-// Without prior the lock is read the plain way, each tool entry's text
-// held (jsonv.Decoder.Hold) to be hashed. With prior, each entry is cut
-// out as text (jsonv.Decoder.RawContainer) and, unless prior holds it,
-// read on its own. Any refusal, and any lock this cannot read exactly as
-// ReadFileContext does (tools before schema_version, an inspection block,
-// whose bound depends on the place in the file), sends it to
-// ReadFileContext, whose result or refusal is the one returned: the
-// refusals are the plain read's, word for word.
+// Each tool entry is cut out as text (jsonv.Decoder.RawContainer) by
+// the reading goroutine and read, checked and hashed on its own by a
+// worker, one each core, unless prior holds it. Any refusal, and any
+// lock this cannot read exactly as ReadFileContext does (tools before
+// schema_version, an inspection block, whose bound depends on the place
+// in the file), sends it to ReadFileContext, whose result or refusal is
+// the one returned: the refusals are the plain read's, word for word. So
+// does a change to prior's file while this one is read.
 func ReadFileIndexed(ctx context.Context, path string, prior *RawIndex) (*Lock, *RawIndex, error) {
 	if l, x, err := readIndexed(ctx, path, prior); err == nil {
 		return l, x, nil
@@ -58,35 +113,48 @@ func ReadFileIndexed(ctx context.Context, path string, prior *RawIndex) (*Lock, 
 	return l, nil, err
 }
 
-func readIndexed(ctx context.Context, path string, prior *RawIndex) (*Lock, *RawIndex, error) {
+func readIndexed(ctx context.Context, path string, prior *RawIndex) (_ *Lock, _ *RawIndex, err error) {
 	f, err := infile.Open(path, noun, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
+	var x *RawIndex
+	if prior == nil {
+		if stamp, ok := f.Stamp(); ok {
+			x = &RawIndex{seed: maphash.MakeSeed(), file: f, stamp: stamp}
+		}
+	}
+	defer func() {
+		if x == nil || err != nil {
+			f.Close()
+		}
+	}()
 	f.WithContext(ctx)
-	// Without a prior the lock is read the plain way, holding each tool
-	// entry's text to hash it; with one, by entry texts.
-	ld := &lockDecoder{d: jsonv.NewDecoder(f, jsonv.Options{MaxDepth: canon.MaxDepth}), l: &Lock{Findings: []Finding{}}, prior: prior, index: true, byText: prior != nil}
-	ld.work = newToolWork(defaultWorkers())
+	// The reading goroutine only cuts the tool entries out; the workers
+	// read, check and hash them, one each core.
+	ld := &lockDecoder{d: jsonv.NewDecoder(f, jsonv.Options{MaxDepth: canon.MaxDepth}), l: &Lock{Findings: []Finding{}}, byText: true}
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 {
+		workers = 0
+	}
+	ld.work = newToolWork(workers)
+	ld.work.prior, ld.work.index = prior, x
 	l, err := ld.run()
 	ld.work.stop()
 	if err != nil {
 		return nil, nil, err
 	}
-	if ld.plain {
+	if ld.plain || !prior.unchanged() {
 		return nil, nil, errPlain
 	}
-	if len(ld.pending) > 0 || len(ld.sums) != len(l.Tools) {
-		// Read the plain way, but its entries are not in file order.
+	if x == nil {
 		return l, nil, nil
 	}
-	x := &RawIndex{schemaVersion: l.SchemaVersion, tools: make(map[[sha256.Size]byte]*Tool, len(l.Tools))}
-	for i, s := range ld.sums {
-		// An entry with an inspection block is refused past a bound
-		// that depends on its place in the file: it is read again.
-		if l.Tools[i].Inspection == nil {
-			x.tools[s] = &l.Tools[i]
+	x.schemaVersion = l.SchemaVersion
+	x.entries = make(map[uint64]rawEntry, len(l.Tools))
+	for i, s := range ld.work.slots {
+		if _, seen := x.entries[s.key]; !seen {
+			x.entries[s.key] = rawEntry{off: s.off, n: s.n, t: &l.Tools[i]}
 		}
 	}
 	return l, x, nil
@@ -97,46 +165,19 @@ func readIndexed(ctx context.Context, path string, prior *RawIndex) (*Lock, *Raw
 // depth bound less that, as the document's reader checks it.
 const entryDepth = 2
 
-// textTool reads the tool entry at the current position, the item i of
-// the tools array at p, by its text (see ReadFileIndexed).
+// textTool cuts out the tool entry at the current position, the item i
+// of the tools array at p, as text, for a worker to read (see
+// toolWorker.readText).
 func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 	if !ld.svSeen {
 		ld.plain = true
 		return errPlain
 	}
-	buf, err := ld.d.RawContainer(ld.raw[:0], MaxFileBytes)
-	ld.raw = buf
+	raw, err := ld.d.RawContainer(ld.work.rawBuffer(), MaxFileBytes)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(buf)
-	ld.sums = append(ld.sums, sum)
-	if t := ld.prior.lookup(sum, ld.l.SchemaVersion); t != nil {
-		ld.unit(func(seq int) { ld.work.done(*t, seq) })
-		return nil
-	}
-	// The entry's own decoder: its values are the job's, so it reads a
-	// copy of the text, not the buffer the next entry is cut into.
-	raw := bytes.Clone(buf)
-	sub := jsonv.NewBytesDecoder(raw, jsonv.Options{MaxDepth: canon.MaxDepth - entryDepth})
-	doc := ld.d
-	ld.d = sub
-	j := toolJob{p: p.Index(i), sv: ld.l.SchemaVersion}
-	v, err := ld.entry(toolKeys, func(obj *jsonv.Value, key string) (bool, error) {
-		if key == "inspection" {
-			ld.plain = true
-			return true, errPlain
-		}
-		return ld.toolMember(&j, obj, key)
-	})
-	if err == nil {
-		err = sub.Finish()
-	}
-	ld.d = doc
-	if err != nil {
-		return err
-	}
-	j.v = v
+	j := toolJob{p: p.Index(i), sv: ld.l.SchemaVersion, raw: raw, off: ld.d.Offset() - int64(len(raw))}
 	ld.unit(func(seq int) {
 		j.seq = seq
 		ld.work.add(j)
@@ -144,7 +185,36 @@ func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 	return nil
 }
 
-// done adds an entry already read, as add adds one checked.
-func (w *toolWork) done(t Tool, seq int) {
-	w.slots = append(w.slots, &toolSlot{t: t, seq: seq})
+// readText reads the entry of a job cut out as text: it is the prior
+// index's entry when the index holds its text (done is then set, and
+// the slot holds it), or else it is read on its own, leaving the job as
+// toolItems leaves it for do. Any refusal, and an inspection block, is
+// errPlain: the lock is then read the plain way.
+func (tw *toolWorker) readText(j *toolJob, w *toolWork) (done bool, err error) {
+	if w.index != nil {
+		j.slot.key, j.slot.off, j.slot.n = maphash.Bytes(w.index.seed, j.raw), j.off, len(j.raw)
+	}
+	if t := w.prior.match(j.raw, j.sv, &tw.again); t != nil {
+		j.slot.t = *t
+		return true, nil
+	}
+	tw.text.Options = jsonv.Options{MaxDepth: canon.MaxDepth - entryDepth}
+	sub := tw.text.Decoder(j.raw)
+	ld := &tw.member
+	ld.d, ld.work = sub, w
+	v, err := ld.entry(toolKeys, func(obj *jsonv.Value, key string) (bool, error) {
+		if key == "inspection" {
+			return true, errPlain
+		}
+		return ld.toolMember(j, obj, key)
+	})
+	if err == nil {
+		err = sub.Finish()
+	}
+	ld.d = nil
+	if err != nil {
+		return false, errPlain
+	}
+	j.v = v
+	return false, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -166,5 +167,95 @@ func FuzzReadFileIndexed(f *testing.F) {
 				t.Fatalf("Verify = %s, of the plain read %s", g, w)
 			}
 		}
+	})
+}
+
+// sharedWithA counts the tools of b whose skeleton text is a's own
+// string: entries taken from A's index rather than read again.
+func sharedWithA(a, b *Lock) int {
+	n := 0
+	for i := range b.Tools {
+		if i < len(a.Tools) && unsafe.StringData(b.Tools[i].SchemaSkeleton.Text()) == unsafe.StringData(a.Tools[i].SchemaSkeleton.Text()) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRawIndexTakesOnlyWhatItChecked checks that an entry is taken from
+// A's index only when its text is A's as A was read: not after A's file
+// was written to (in place, the same length), not when the index's hash
+// points at an entry of other text, not once the index is closed; the
+// lock read is then the plain read's all the same.
+func TestRawIndexTakesOnlyWhatItChecked(t *testing.T) {
+	dir := t.TempDir()
+	aText := Marshal(buildDemo(t))
+	aPath, bPath := filepath.Join(dir, "a.lock"), filepath.Join(dir, "b.lock")
+	for _, p := range []string{aPath, bPath} {
+		if err := os.WriteFile(p, aText, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(t *testing.T) (*Lock, *RawIndex) {
+		t.Helper()
+		a, ax, err := ReadFileIndexed(context.Background(), aPath, nil)
+		if err != nil || ax == nil {
+			t.Fatalf("read A: %v (index %v)", err, ax != nil)
+		}
+		t.Cleanup(func() { ax.Close() })
+		return a, ax
+	}
+	readB := func(t *testing.T, a *Lock, ax *RawIndex, wantShared int) {
+		t.Helper()
+		b, _, err := ReadFileIndexed(context.Background(), bPath, ax)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(Marshal(b), aText) {
+			t.Fatal("B read is not B")
+		}
+		if got := sharedWithA(a, b); got != wantShared {
+			t.Fatalf("%d of %d tools taken from A, want %d", got, len(b.Tools), wantShared)
+		}
+	}
+	t.Run("unchanged", func(t *testing.T) {
+		a, ax := read(t)
+		readB(t, a, ax, len(a.Tools))
+	})
+	t.Run("A written to", func(t *testing.T) {
+		a, ax := read(t)
+		// The same bytes written again: only the file's change time
+		// tells that what is read again may not be what was checked.
+		time.Sleep(10 * time.Millisecond)
+		f, err := os.OpenFile(aPath, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt(aText[:8], 0); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if _, ok := ax.file.Stamp(); !ok {
+			t.Skip("no change times on this platform")
+		}
+		readB(t, a, ax, 0)
+	})
+	t.Run("hash collision", func(t *testing.T) {
+		a, ax := read(t)
+		// Every key of the index points at text of the same length one
+		// byte further on: the hash and the length agree, the bytes do
+		// not.
+		for k, e := range ax.entries {
+			e.off++
+			ax.entries[k] = e
+		}
+		readB(t, a, ax, 0)
+	})
+	t.Run("closed", func(t *testing.T) {
+		a, ax := read(t)
+		if err := ax.Close(); err != nil {
+			t.Fatal(err)
+		}
+		readB(t, a, ax, 0)
 	})
 }

@@ -2,7 +2,6 @@ package lock
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -137,17 +136,11 @@ type lockDecoder struct {
 	keptValues int
 	// compact is Transcode's buffer for compact text, reused.
 	compact []byte
-	// index is set for a read that indexes its tool entries' texts
-	// (ReadFileIndexed), whose SHA-256 are sums; byText for one that
-	// reads each entry by its text, taking it from prior where it may;
-	// plain is set when the lock must be read the plain way instead.
-	index  bool
+	// byText is set for a read that cuts each tool entry out as text
+	// for the workers (ReadFileIndexed); plain is set when the lock must
+	// be read the plain way instead.
 	byText bool
-	sums   [][32]byte
-	prior  *RawIndex
 	plain  bool
-	// raw is the buffer tool entries are cut into, reused.
-	raw []byte
 }
 
 // noSeq orders a failure after every unit of the document.
@@ -483,17 +476,10 @@ func (ld *lockDecoder) toolItems(p jsonv.Path) error {
 		if ld.byText {
 			return ld.textTool(p, i)
 		}
-		if ld.index {
-			d.Next()
-			d.Hold()
-		}
 		j := toolJob{p: p.Index(i), sv: l.SchemaVersion}
 		v, err := ld.entry(toolKeys, func(obj *jsonv.Value, key string) (bool, error) {
 			return ld.toolMember(&j, obj, key)
 		})
-		if ld.index {
-			ld.sums = append(ld.sums, sha256.Sum256(d.Held()))
-		}
 		if err != nil {
 			return err
 		}
@@ -645,6 +631,27 @@ type toolWork struct {
 	// buffers holds the buffers of skeletons' canonical texts that were
 	// hashed, for the next ones (*[]byte).
 	buffers sync.Pool
+	// raws holds the buffers of entries' texts that were read, for the
+	// next ones (*[]byte); prior is the index entries read by their text
+	// are looked up in, and index the one they are noted for (nil: none).
+	raws         sync.Pool
+	prior, index *RawIndex
+}
+
+// rawBuffer returns an empty buffer to cut an entry's text into.
+func (w *toolWork) rawBuffer() []byte {
+	if b, ok := w.raws.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+// releaseRaw hands back the buffer of a job's text, once read.
+func (w *toolWork) releaseRaw(j *toolJob) {
+	if b := j.raw; cap(b) > 0 {
+		w.raws.Put(&b)
+	}
+	j.raw = nil
 }
 
 // buffer returns an empty buffer for a skeleton's canonical text.
@@ -677,6 +684,12 @@ type toolJob struct {
 	// capabilities when they were read as a list (an empty array in v).
 	skel, out transcoded
 	caps      strItems
+	// raw, when not nil, is the entry's text as it stands in the file (a
+	// buffer of toolWork's, see rawBuffer): the worker reads it itself
+	// (see toolWorker.readText), and v and the rest are not set yet.
+	raw []byte
+	// off is where raw starts in the file.
+	off int64
 }
 
 // toolSlot receives one entry's outcome.
@@ -684,6 +697,11 @@ type toolSlot struct {
 	t   Tool
 	err error
 	seq int
+	// key, off and n locate the entry's text in the file, for a job
+	// read by its text into an index (see RawIndex).
+	key uint64
+	off int64
+	n   int
 }
 
 // toolWorker is one goroutine's buffers.
@@ -691,6 +709,12 @@ type toolWorker struct {
 	r   reader
 	h   canon.Hasher
 	raw []byte
+	// text reads the entries cut out as text (see readText): its
+	// decoder, and the lockDecoder state the entry readers use.
+	text   jsonv.Parser
+	member lockDecoder
+	// again is the buffer an entry's text in prior's file is read into.
+	again []byte
 }
 
 func newToolWork(n int) *toolWork {
@@ -773,6 +797,18 @@ func (w *toolWork) stop() {
 // do checks one tool entry and, while its skeletons' trees are at hand,
 // memoises the digest of its body for Verify.
 func (tw *toolWorker) do(j toolJob, w *toolWork) {
+	if j.raw != nil {
+		done, err := tw.readText(&j, w)
+		w.releaseRaw(&j)
+		if err != nil {
+			j.slot.err = err
+			w.noteFailure(j.seq)
+			return
+		}
+		if done {
+			return
+		}
+	}
 	tw.r.err = nil
 	t, skel, out := tw.r.tool(j.v, j.p, j.sv, &j.caps)
 	if tw.r.err != nil {

@@ -576,9 +576,11 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	}
 	// A is read and verified first, and B then takes from A every tool
 	// entry whose text A holds (lock.ReadFileIndexed): with few tools
-	// changed, B costs little more than its bytes' SHA-256. A's refusal,
-	// if any, is the one reported, and B is then not read.
+	// changed, B costs little more than cutting its entries out and
+	// comparing them with A's. A's refusal, if any, is the one reported,
+	// and B is then not read.
 	a, ax, err := readLockIndexed(ctx, pathA, nil)
+	defer ax.Close()
 	if err == nil {
 		err = verifyLock(pathA, a)
 	}
