@@ -177,6 +177,11 @@ func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 	if err != nil {
 		return err
 	}
+	if ld.deferred != nil {
+		ld.deferred.note(raw, ld.d.Offset())
+		ld.work.releaseRaw(&toolJob{raw: raw})
+		return nil
+	}
 	j := toolJob{p: p.Index(i), sv: ld.l.SchemaVersion, raw: raw, off: ld.d.Offset() - int64(len(raw))}
 	ld.unit(func(seq int) {
 		j.seq = seq

@@ -71,7 +71,7 @@ func TestReadFileIndexedIsReadFile(t *testing.T) {
 		"description changed": string(flipAfter(t, aText, `"description_hash": "sha256:`, 0)),
 		"input schema hash":   string(flipAfter(t, aText, `"input_schema_hash": "sha256:`, 1)),
 		"entry digest":        string(flipAfter(t, aText, `"entry_digest": "sha256:`, 0)),
-		"skeleton changed":    strings.Replace(s, `"type": "string"`, `"type": "number"`, 1),
+		"skeleton changed":    strings.Replace(s, `"required": false`, `"required": true`, 1),
 		"renamed":             strings.Replace(s, `"name": "`, `"name": "x`, 1),
 		"overall digest":      string(flipAfter(t, aText, `"overall_digest": "sha256:`, 0)),
 		"entries swapped":     s[:first] + strings.TrimSuffix(s[second:end], ",") + "," + entry0 + s[end:],

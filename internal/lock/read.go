@@ -141,6 +141,9 @@ type lockDecoder struct {
 	// be read the plain way instead.
 	byText bool
 	plain  bool
+	// deferred, when set, notes the tool entries cut out instead of
+	// reading them (ReadFileDeferred).
+	deferred *Deferred
 }
 
 // noSeq orders a failure after every unit of the document.

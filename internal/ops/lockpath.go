@@ -36,6 +36,19 @@ func readLock(ctx context.Context, path string) (*lock.Lock, error) {
 	return readLockFile(ctx, path)
 }
 
+// readLockDeferred is readLock but for the lock's tool entries (see
+// lock.ReadFileDeferred).
+func readLockDeferred(ctx context.Context, path string) (*lock.Deferred, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, &MissingLockError{Path: path, Err: err}
+	}
+	d, err := lock.ReadFileDeferred(ctx, path)
+	if cerr := Cancelled(ctx); err != nil && cerr != nil {
+		return nil, cerr
+	}
+	return d, err
+}
+
 // readLockFile is lock.ReadFileContext, a read cut short by ctx failing
 // with an error wrapping ErrCancelled.
 func readLockFile(ctx context.Context, path string) (*lock.Lock, error) {

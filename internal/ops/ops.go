@@ -439,56 +439,67 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	// A surface file launches nothing, so it is read while the lock is:
-	// both are mostly decoding, and each alone leaves cores idle. The
-	// lock's refusal still comes first.
-	var read surfaceResult
-	var surfaceRead chan struct{} // closed when read is set
-	if o.Surface != "" {
-		// Stopped early when the lock is refused.
-		sctx, stop := context.WithCancel(ctx)
-		surfaceRead = make(chan struct{})
-		go func() {
-			defer close(surfaceRead)
-			read.b, read.err = readSurface(sctx, o.Surface, o.Stdin, o.Target.MaxItems, nil)
-		}()
-		defer func() {
-			stop()
-			<-surfaceRead // the reading never outlives the call
-		}()
-	}
 	// The snapshot beside the lock, if any, is read while the lock is.
 	snap := startSnapshot(ctx, o.LockPath)
 	defer snap.close()
-	base, err := readLock(ctx, o.LockPath)
-	if err == nil {
-		err = Cancelled(ctx)
-	}
-	// A lock whose entries do not reproduce its own digests was edited by
-	// hand or tampered with; comparing against it could report "clean" for
-	// entries nobody reviewed (equal overall digests skip the entry diff).
-	if err == nil {
-		err = verifyLock(o.LockPath, base)
-	}
-	// The snapshot is verified before anything is launched: one that
-	// disagrees with its lock is refused, not shown.
+	var base *lock.Lock
 	var baseSurface *surface.Surface
-	if err == nil {
-		baseSurface, err = snap.verify(base)
-	}
 	var b *built
 	var captured *surface.Surface
-	if surfaceRead != nil {
+	var err error
+	if o.Surface != "" {
+		// A surface file launches nothing. The lock is read first but for
+		// its tool entries (lock.Deferred), which are only cut out and
+		// noted; then the surface, on every core, each tool rendered as a
+		// lock holds it, and the lock's entry of that text, if any, is
+		// that tool. Finish reads the lock's entries that no tool was
+		// taken for: an unchanged lock costs little more than cutting its
+		// entries out. The lock's refusal still comes first.
+		known, err := readLockDeferred(ctx, o.LockPath)
 		if err != nil {
 			return nil, err
 		}
-		<-surfaceRead
-		if b, err = read.b, read.err; err != nil {
+		read, serr := readSurfaceKnown(ctx, o.Surface, o.Stdin, o.Target.MaxItems, nil, known)
+		base, err = known.Finish(ctx)
+		if cerr := Cancelled(ctx); err != nil && cerr != nil {
+			err = cerr
+		}
+		if err == nil {
+			err = Cancelled(ctx)
+		}
+		if err == nil {
+			err = verifyLock(o.LockPath, base)
+		}
+		if err == nil {
+			baseSurface, err = snap.verify(base)
+		}
+		if err == nil {
+			err = serr
+		}
+		if err != nil {
 			return nil, err
 		}
-	} else if err != nil {
-		return nil, err
+		b = read
 	} else {
+		base, err = readLock(ctx, o.LockPath)
+		if err == nil {
+			err = Cancelled(ctx)
+		}
+		// A lock whose entries do not reproduce its own digests was edited
+		// by hand or tampered with; comparing against it could report
+		// "clean" for entries nobody reviewed (equal overall digests skip
+		// the entry diff).
+		if err == nil {
+			err = verifyLock(o.LockPath, base)
+		}
+		// The snapshot is verified before anything is launched: one that
+		// disagrees with its lock is refused, not shown.
+		if err == nil {
+			baseSurface, err = snap.verify(base)
+		}
+		if err != nil {
+			return nil, err
+		}
 		o.Target.Version = o.Version
 		// A server that serves both eras is spoken to in the era its lock
 		// was pinned in, so that how fast it starts cannot change which

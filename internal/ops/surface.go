@@ -110,6 +110,14 @@ func validateSurface(t Target) error {
 // A tools, resources or prompts list of more than maxItems items (zero:
 // capture.DefaultMaxItems) is refused, as a capture refuses it.
 func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int, sink *lockSink) (*built, error) {
+	return readSurfaceKnown(ctx, path, stdin, maxItems, sink, nil)
+}
+
+// readSurfaceKnown is readSurface for a check against known, its lock
+// read but for the tool entries (nil: none): each tool built is also
+// rendered as a lock holds it, and taken for the entry of known of that
+// text (lock.Deferred).
+func readSurfaceKnown(ctx context.Context, path string, stdin io.Reader, maxItems int, sink *lockSink, known *lock.Deferred) (*built, error) {
 	workers := runtime.GOMAXPROCS(0)
 	if path != "-" && (workers > 1 || sink != nil) {
 		var b *built
@@ -121,7 +129,7 @@ func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int
 				b, err = readSurfaceSorted(ctx, path, maxItems, workers, sink)
 			}
 		} else {
-			b, err = readSurfaceOn(ctx, path, stdin, maxItems, workers, nil, true)
+			b, err = readSurfaceOn(ctx, path, stdin, maxItems, workers, nil, known, true)
 		}
 		if !errors.Is(err, errRefused) {
 			return b, err
@@ -130,7 +138,7 @@ func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int
 			sink.restart()
 		}
 	}
-	return readSurfaceOn(ctx, path, stdin, maxItems, workers, sink, false)
+	return readSurfaceOn(ctx, path, stdin, maxItems, workers, sink, known, false)
 }
 
 // errRefused is the failure of a read that cut tools out unparsed: the
@@ -221,7 +229,7 @@ func readSurfaceInOrder(ctx context.Context, path string, maxItems, workers int,
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sink.inOrder = cancel
-	b, err := readSurfaceOn(sctx, path, nil, maxItems, workers, sink, true)
+	b, err := readSurfaceOn(sctx, path, nil, maxItems, workers, sink, nil, true)
 	if ctx.Err() == nil && errors.Is(context.Cause(sctx), errUnsorted) {
 		return nil, errUnsorted
 	}
@@ -287,7 +295,7 @@ func openSurface(ctx context.Context, path string, stdin io.Reader, maxItems int
 // readSurfaceOn is readSurface building tools on the given number of
 // goroutines; with raw, decoding them there too, and failing with
 // errRefused (unless cancelled) whatever the refusal.
-func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, workers int, sink *lockSink, raw bool) (*built, error) {
+func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, workers int, sink *lockSink, known *lock.Deferred, raw bool) (*built, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -299,6 +307,7 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	b := lock.NewBuilder()
 	var sc findings.Scanner
 	tools := newToolPool(b, &sc, workers, sink)
+	tools.known = known
 	h := entryHandler(b, &sc, sink, maxItems)
 	h.Tool = func(t surface.Tool) error {
 		if err := ctx.Err(); err != nil {
@@ -423,6 +432,10 @@ type toolPool struct {
 	writeErr error
 	// names are the names collected so far, when the pool checks them.
 	names map[string]struct{}
+	// known, when not nil, is the lock a check reads against (without a
+	// sink): a built tool whose text is one of its entries' is taken
+	// for that entry.
+	known *lock.Deferred
 	texts sync.Pool
 	// snapBufs are scratch buffers for tools' snapshot texts.
 	snapBufs sync.Pool
@@ -451,6 +464,9 @@ type toolDone struct {
 	suspect bool
 	// snap is the tool's snapshot text, when the sink keeps a snapshot.
 	snap []byte
+	// slot is the slot of the known lock's tool entry whose text is
+	// e's (-1: none; see lock.Deferred).
+	slot int
 	err  error
 }
 
@@ -558,9 +574,21 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 	}
 	// The capabilities and their findings come from one analysis.
 	a := caps.Analyze(j.t.Name, j.t.InputSchema)
-	if p.sink == nil {
+	d.slot = -1
+	switch {
+	case p.sink == nil && p.known.Finds():
+		// Rendered too: the lock entry of that text, if any, is this
+		// one, and need not be read (lock.Deferred).
+		text, again := p.texts.Get().(*[]byte), p.texts.Get().(*[]byte)
+		d.e, *text, err = b.BuildToolText(j.t, a, (*text)[:0], func(text []byte) bool {
+			d.slot = p.known.Find(text, again)
+			return true
+		})
+		p.texts.Put(text)
+		p.texts.Put(again)
+	case p.sink == nil:
 		d.e, err = b.BuildAnalyzedTool(j.t, a)
-	} else {
+	default:
 		// The entry is rendered as it is built and kept whole only when
 		// its text may hold a secret: the text holds every string the
 		// entry stores verbatim with its printable characters as they
@@ -621,6 +649,9 @@ func (p *toolPool) collect(d toolDone) {
 			p.fail(d.seq)
 		case p.sink == nil:
 			p.b.AddBuilt(d.e)
+			if d.slot >= 0 {
+				p.known.Take(d.slot, d.e)
+			}
 		default:
 			if p.writeErr == nil {
 				p.writeErr = p.sink.w.Add(d.e.Name, *d.text)

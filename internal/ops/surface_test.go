@@ -69,7 +69,7 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSurface(t, tc.text)
-			one, err1 := readSurfaceOn(context.Background(), path, nil, 0, 1, nil, false)
+			one, err1 := readSurfaceOn(context.Background(), path, nil, 0, 1, nil, nil, false)
 			if tc.want == "" && (err1 != nil || len(one.lock.Tools) != 300 || len(one.findings) == 0) {
 				t.Fatalf("clean surface: %v", err1)
 			}
@@ -77,13 +77,13 @@ func TestReadSurfaceParallelIsSequential(t *testing.T) {
 				t.Fatalf("error %v, want %q", err1, tc.want)
 			}
 			for _, n := range []int{2, 5} {
-				many, errN := readSurfaceOn(context.Background(), path, nil, 0, n, nil, false)
+				many, errN := readSurfaceOn(context.Background(), path, nil, 0, n, nil, nil, false)
 				if fmt.Sprint(err1) != fmt.Sprint(errN) {
 					t.Fatalf("%d workers: error %v, one worker: %v", n, errN, err1)
 				}
 				// Tools cut out unparsed and decoded by the workers: the
 				// same lock, or errRefused for whatever refusal.
-				cut, errC := readSurfaceOn(context.Background(), path, nil, 0, n, nil, true)
+				cut, errC := readSurfaceOn(context.Background(), path, nil, 0, n, nil, nil, true)
 				if (err1 == nil) != (errC == nil) || err1 != nil && !errors.Is(errC, errRefused) {
 					t.Fatalf("%d workers decoding: error %v, one worker: %v", n, errC, err1)
 				}
@@ -140,7 +140,7 @@ func TestReadSurfaceCancelled(t *testing.T) {
 // lock.Build and findings.Scan.
 func TestReadSurfaceMatchesBuild(t *testing.T) {
 	text := surfaceText(120, map[int]string{7: `{"name": "shell_exec", "inputSchema": 5}`, 9: `{"name": "run", "inputSchema": {"properties": {"command": {"type": "string", "default": "AKIA` + strings.Repeat("Q", 16) + `"}}}}`})
-	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 0, 3, nil, true)
+	got, err := readSurfaceOn(context.Background(), writeSurface(t, text), nil, 0, 3, nil, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,14 +387,14 @@ func TestCheckSurfaceLockRefusalFirst(t *testing.T) {
 func TestReadSurfaceHugeTool(t *testing.T) {
 	huge := `{"name": "huge", "description": "` + strings.Repeat("long words ", surface.MaxRawTool/10) + `"}`
 	path := writeSurface(t, surfaceText(40, map[int]string{20: huge}))
-	if _, err := readSurfaceOn(context.Background(), path, nil, 0, 2, nil, true); !errors.Is(err, errRefused) {
+	if _, err := readSurfaceOn(context.Background(), path, nil, 0, 2, nil, nil, true); !errors.Is(err, errRefused) {
 		t.Fatalf("cut out: %v, want errRefused", err)
 	}
 	got, err := readSurface(context.Background(), path, nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := readSurfaceOn(context.Background(), path, nil, 0, 1, nil, false)
+	want, err := readSurfaceOn(context.Background(), path, nil, 0, 1, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,213 @@
+package lock
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"hash/maphash"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/infile"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// Deferred is a lock read but for its tool entries, which are cut out
+// and noted (where each stands in the file, and a hash of its text keyed
+// for this read alone) instead of read: check --surface reads its lock
+// this way first, then builds the surface's tools, rendering each one's
+// text as a lock holds it, and every entry whose text is one of them is
+// that built entry (Find, Take): the same bytes at the same schema level
+// are read into the same entry, with the same digest, and the built one
+// was made from the surface by warden itself. Finish reads the entries
+// no built tool took, and returns the lock as ReadFileContext would. So
+// an unchanged lock costs little more than cutting its entries out.
+//
+// A lock the deferred read cannot read exactly as ReadFileContext does,
+// or that it refuses, is read the plain way at once instead (Find then
+// finds nothing, and Finish returns that lock).
+type Deferred struct {
+	// plain, when set, is the lock read the plain way.
+	plain *Lock
+
+	l     *Lock
+	path  string
+	file  *infile.File
+	stamp infile.Stamp
+	seed  maphash.Seed
+	// slots are the tool entries in file order, byKey their slots by
+	// the hash of their text.
+	slots []deferredEntry
+	byKey map[uint64]int
+	mu    sync.Mutex
+}
+
+// deferredEntry is one tool entry of a Deferred lock: where its text
+// stands in the file, and the built entry taken for it (nil: none yet).
+type deferredEntry struct {
+	off int64
+	n   int
+	t   *Tool
+}
+
+// ReadFileDeferred reads the lock at path but for its tool entries (see
+// Deferred). Its refusals are ReadFileContext's, word for word; the
+// tool entries' own are found by Finish.
+func ReadFileDeferred(ctx context.Context, path string) (*Deferred, error) {
+	if d, err := readDeferred(ctx, path); err == nil {
+		return d, nil
+	}
+	l, err := ReadFileContext(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &Deferred{plain: l}, nil
+}
+
+func readDeferred(ctx context.Context, path string) (_ *Deferred, err error) {
+	f, err := infile.Open(path, noun, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	stamp, ok := f.Stamp()
+	if !ok {
+		return nil, errPlain
+	}
+	f.WithContext(ctx)
+	d := &Deferred{path: path, file: f, stamp: stamp, seed: maphash.MakeSeed()}
+	ld := &lockDecoder{d: jsonv.NewDecoder(f, jsonv.Options{MaxDepth: canon.MaxDepth}), l: &Lock{Findings: []Finding{}}, byText: true, deferred: d}
+	ld.work = newToolWork(0)
+	l, err := ld.run()
+	if err != nil {
+		return nil, err
+	}
+	// An accepted list error is checked against the tools section, which
+	// is not read yet.
+	if ld.plain || len(l.Pin.AcceptedListErrors) > 0 {
+		return nil, errPlain
+	}
+	d.l = l
+	return d, nil
+}
+
+// note records the tool entry whose text raw ends where the decoder is.
+func (d *Deferred) note(raw []byte, end int64) {
+	if d.byKey == nil {
+		d.byKey = map[uint64]int{}
+	}
+	k := maphash.Bytes(d.seed, raw)
+	if _, seen := d.byKey[k]; !seen {
+		d.byKey[k] = len(d.slots)
+	}
+	d.slots = append(d.slots, deferredEntry{off: end - int64(len(raw)), n: len(raw)})
+}
+
+// Find returns the slot of the lock's tool entry whose text is text (as
+// Builder.BuildToolText renders a tool), or -1 when there is none, or
+// the lock is not at the current schema level, whose entries such texts
+// are. The entry's text is read again from the file and compared byte
+// for byte (into buf, the caller's scratch space). Safe for concurrent
+// use.
+func (d *Deferred) Find(text []byte, buf *[]byte) int {
+	if d == nil || d.plain != nil || d.l.SchemaVersion != CurrentSchemaVersion {
+		return -1
+	}
+	i, ok := d.byKey[maphash.Bytes(d.seed, text)]
+	if !ok || d.slots[i].n != len(text) {
+		return -1
+	}
+	e := d.slots[i]
+	if cap(*buf) < e.n {
+		*buf = make([]byte, e.n)
+	}
+	got := (*buf)[:e.n]
+	if n, err := d.file.ReadAt(got, e.off); n != e.n || err != nil && !errors.Is(err, io.EOF) {
+		return -1
+	}
+	if !bytes.Equal(got, text) {
+		return -1
+	}
+	return i
+}
+
+// Finds reports whether Find may find anything: the lock was read by
+// deferring its tools, at the current schema level. A caller that would
+// render texts only for Find need not when it is false.
+func (d *Deferred) Finds() bool {
+	return d != nil && d.plain == nil && d.l.SchemaVersion == CurrentSchemaVersion && len(d.slots) > 0
+}
+
+// Take makes t the lock's tool entry at slot, which Find found for the
+// text BuildToolText rendered for t (kept whole). Safe for concurrent
+// use.
+func (d *Deferred) Take(slot int, t Tool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.slots[slot].t == nil {
+		d.slots[slot].t = &t
+	}
+}
+
+// Finish reads the tool entries no built tool was taken for, on every
+// core, and returns the lock, or the refusal ReadFileContext gives for
+// it: any refusal, and a change to the file since it was first read,
+// reads it again the plain way. The Deferred is done with after.
+func (d *Deferred) Finish(ctx context.Context) (*Lock, error) {
+	if d.plain != nil {
+		return d.plain, nil
+	}
+	l, err := d.finish()
+	d.file.Close()
+	if err != nil {
+		return ReadFileContext(ctx, d.path)
+	}
+	return l, nil
+}
+
+func (d *Deferred) finish() (*Lock, error) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 {
+		workers = 0
+	}
+	w := newToolWork(workers)
+	defer w.stop()
+	p := jsonv.Path{}.Key("tools")
+	for i, e := range d.slots {
+		if e.t != nil {
+			w.slots = append(w.slots, &toolSlot{t: *e.t, seq: i + 1})
+			continue
+		}
+		if w.failed.Load() {
+			break
+		}
+		raw := w.rawBuffer()
+		if cap(raw) < e.n {
+			raw = make([]byte, e.n)
+		}
+		raw = raw[:e.n]
+		if n, err := d.file.ReadAt(raw, e.off); n != e.n || err != nil && !errors.Is(err, io.EOF) {
+			return nil, errPlain
+		}
+		w.add(toolJob{p: p.Index(i), sv: d.l.SchemaVersion, seq: i + 1, raw: raw})
+	}
+	tools, err, _ := w.wait()
+	if err != nil {
+		return nil, err
+	}
+	if now, ok := d.file.Stamp(); !ok || now != d.stamp {
+		return nil, errPlain
+	}
+	l := d.l
+	l.Tools = tools
+	if l.Tools == nil {
+		l.Tools = []Tool{}
+	}
+	return l, nil
+}

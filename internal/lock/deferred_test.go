@@ -1,0 +1,212 @@
+package lock
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenlock/warden/internal/canon"
+	"github.com/wardenlock/warden/internal/caps"
+	"github.com/wardenlock/warden/internal/jsonv"
+	"github.com/wardenlock/warden/internal/surface"
+)
+
+// demoTools returns the demo surface's tools, built whole with the text
+// BuildToolText renders for each.
+func demoTools(t testing.TB) (tools []Tool, texts [][]byte) {
+	t.Helper()
+	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder()
+	for _, st := range s.Tools {
+		e, text, err := b.BuildToolText(st, caps.Analyze(st.Name, st.InputSchema), nil, func([]byte) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools, texts = append(tools, e), append(texts, text)
+	}
+	return tools, texts
+}
+
+// readDeferredTaking reads the lock at path deferred, takes every demo
+// tool whose text it finds, and finishes it; it returns the lock or the
+// refusal, and how many tools were taken.
+func readDeferredTaking(t testing.TB, path string, tools []Tool, texts [][]byte) (*Lock, int, error) {
+	t.Helper()
+	d, err := ReadFileDeferred(context.Background(), path)
+	if err != nil {
+		return nil, 0, err
+	}
+	taken := 0
+	var buf []byte
+	for i, text := range texts {
+		if slot := d.Find(text, &buf); slot >= 0 {
+			d.Take(slot, tools[i])
+			taken++
+		}
+	}
+	l, err := d.Finish(context.Background())
+	return l, taken, err
+}
+
+// TestReadFileDeferredIsReadFile checks that a lock read deferred, the
+// demo tools taken for the entries whose text is theirs, is the lock the
+// plain read gives, refusal and verification alike, for the cases of
+// TestReadFileIndexedIsReadFile; that the entries of the lock pinned
+// from the surface are all taken; and that an entry whose skeleton was
+// edited, its digests recomputed to match, is not taken, so that it
+// still drifts.
+func TestReadFileDeferredIsReadFile(t *testing.T) {
+	tools, texts := demoTools(t)
+	aText := Marshal(buildDemo(t))
+	s := string(aText)
+	for i, text := range texts {
+		if !strings.Contains(s, string(text)) {
+			t.Fatalf("tool %d's text is not in the lock:\n%s", i, text)
+		}
+	}
+	first := strings.Index(s, "\n    {")
+	second := first + 1 + strings.Index(s[first+1:], "\n    {")
+	end := strings.Index(s, "\n  ],")
+	entry0 := strings.TrimSuffix(s[first:second], ",")
+	cases := map[string]struct {
+		text  string
+		taken int // of the demo's two tools; -1: refused
+	}{
+		"same":                 {s, 2},
+		"description changed":  {string(flipAfter(t, aText, `"description_hash": "sha256:`, 0)), 1},
+		"entry digest":         {string(flipAfter(t, aText, `"entry_digest": "sha256:`, 0)), 1},
+		"skeleton changed":     {strings.Replace(s, `"required": false`, `"required": true`, 1), 1},
+		"renamed":              {strings.Replace(s, `"name": "`, `"name": "x`, 1), 1},
+		"overall digest":       {string(flipAfter(t, aText, `"overall_digest": "sha256:`, 0)), 2},
+		"entries swapped":      {s[:first] + strings.TrimSuffix(s[second:end], ",") + "," + entry0 + s[end:], 2},
+		"entry repeated":       {s[:second] + entry0 + "," + s[second:], 2},
+		"schema level 3":       {strings.Replace(s, `"schema_version": 4`, `"schema_version": 3`, 1), 0},
+		"tools first":          {toolsFirst(s, end), 0},
+		"inspection":           {strings.Replace(s, `"input_schema_hash"`, `"inspection": {"a": 1}, "input_schema_hash"`, 1), 1},
+		"duplicate key":        {strings.Replace(s, `"input_schema_hash"`, `"name": "x", "input_schema_hash"`, 1), -1},
+		"entry not an object":  {s[:first] + "\n    [1, 2]," + s[first:], -1},
+		"truncated":            {s[:second+40], -1},
+		"bad utf-8":            {strings.Replace(s, `"name": "`, "\"name\": \"\xff", 1), -1},
+		"trailing data":        {s + "{}", -1},
+		"accepted tools error": {strings.Replace(s, `"rotation_count": 0`, `"rotation_count": 0, "accepted_list_errors": [{"list": "tools", "code": -32601}]`, 1), -1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "b.lock")
+			if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := ReadFile(p)
+			got, taken, gotErr := readDeferredTaking(t, p, tools, texts)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("err = %v, the plain read's %v", gotErr, wantErr)
+			}
+			if wantErr != nil {
+				if tc.taken >= 0 {
+					t.Fatalf("refused: %v", wantErr)
+				}
+				return
+			}
+			if taken != tc.taken {
+				t.Errorf("%d tools taken, want %d", taken, tc.taken)
+			}
+			if !bytes.Equal(Marshal(got), Marshal(want)) {
+				t.Fatalf("lock read differs from the plain read's")
+			}
+			if g, w := fmt.Sprint(Verify(got)), fmt.Sprint(Verify(want)); g != w {
+				t.Fatalf("Verify = %s, of the plain read %s", g, w)
+			}
+		})
+	}
+	t.Run("skeleton edited, digests recomputed", func(t *testing.T) {
+		l := buildDemo(t)
+		l.Tools[0].SchemaSkeleton = jsonv.CompactRawString(strings.Replace(l.Tools[0].SchemaSkeleton.Text(), `"required":false`, `"required":true`, 1))
+		d, err := toolDigest(&canon.Hasher{}, l.Tools[0], l.SchemaVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Tools[0].EntryDigest = d
+		if l.OverallDigest, err = OverallDigest(l); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "b.lock")
+		if err := os.WriteFile(p, Marshal(l), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, taken, err := readDeferredTaking(t, p, tools, texts)
+		if err != nil || Verify(got) != nil {
+			t.Fatalf("read: %v, verify: %v", err, Verify(got))
+		}
+		if taken != 1 || got.Tools[0].SchemaSkeleton.Text() == tools[0].SchemaSkeleton.Text() {
+			t.Fatalf("%d taken; the edited skeleton reads as %s", taken, got.Tools[0].SchemaSkeleton.Text())
+		}
+	})
+	t.Run("written to after the deferred read", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "b.lock")
+		if err := os.WriteFile(p, aText, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadFileDeferred(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf []byte
+		for i, text := range texts {
+			if slot := d.Find(text, &buf); slot >= 0 {
+				d.Take(slot, tools[i])
+			}
+		}
+		// Another lock, written in place: Finish reads it the plain way.
+		time.Sleep(10 * time.Millisecond)
+		other := strings.Replace(s, `"required": false`, `"required": true`, 1)
+		if err := os.WriteFile(p, []byte(other), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.Finish(context.Background())
+		want, wantErr := ReadFile(p)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || err == nil && !bytes.Equal(Marshal(got), Marshal(want)) {
+			t.Fatalf("Finish = %v, the plain read of the new file %v", err, wantErr)
+		}
+	})
+}
+
+// FuzzReadFileDeferred holds a deferred read, the demo tools taken where
+// their text is found, to the plain read: the same lock, or the same
+// refusal.
+func FuzzReadFileDeferred(f *testing.F) {
+	aText := Marshal(buildDemo(f))
+	f.Add(aText)
+	f.Add(bytes.Replace(aText, []byte(`"required": false`), []byte(`"required": true`), 1))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		tools, texts := demoTools(t)
+		p := filepath.Join(t.TempDir(), "b.lock")
+		if err := os.WriteFile(p, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := ReadFile(p)
+		got, _, gotErr := readDeferredTaking(t, p, tools, texts)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("err = %v, the plain read's %v", gotErr, wantErr)
+		}
+		if wantErr == nil {
+			if !bytes.Equal(Marshal(got), Marshal(want)) {
+				t.Fatal("lock differs from the plain read's")
+			}
+			if g, w := fmt.Sprint(Verify(got)), fmt.Sprint(Verify(want)); g != w {
+				t.Fatalf("Verify = %s, of the plain read %s", g, w)
+			}
+		}
+	})
+}
