@@ -180,22 +180,39 @@ func (p *Parser) reset(data []byte) {
 	}
 }
 
+// DecoderOver is Decoder for a caller that is done with every value the
+// Parser returned before, as ParseOver is Parse: their memory is carved
+// again for this document's values.
+func (p *Parser) DecoderOver(data []byte) *Decoder {
+	l := Decoder{blocks: p.d.blocks, spare: p.d.spare}
+	p.reset(data)
+	p.carveAgain(&l)
+	return &p.d
+}
+
+// carveAgain makes the Parser's Decoder carve its values from every block
+// of earlier documents, which l (the Decoder before reset) held.
+func (p *Parser) carveAgain(l *Decoder) {
+	d := &p.d
+	d.spare = append(l.spare, l.blocks...)
+	clear(l.blocks)
+	d.blocks = l.blocks[:0]
+	if d.blocks == nil {
+		d.blocks = make([][]Value, 0, len(d.spare)+1)
+	}
+	d.slab, d.slabUsed = nil, 0
+	p.members.recycle()
+	p.items.recycle()
+	d.memberBlocks, d.itemBlocks = &p.members, &p.items
+}
+
 func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 	l := Decoder{blocks: p.d.blocks, spare: p.d.spare}
 	p.reset(data)
 	d := &p.d
 	if over {
 		// Every block of earlier documents is carved again.
-		d.spare = append(l.spare, l.blocks...)
-		clear(l.blocks)
-		d.blocks = l.blocks[:0]
-		if d.blocks == nil {
-			d.blocks = make([][]Value, 0, len(d.spare)+1)
-		}
-		d.slab, d.slabUsed = nil, 0
-		p.members.recycle()
-		p.items.recycle()
-		d.memberBlocks, d.itemBlocks = &p.members, &p.items
+		p.carveAgain(&l)
 	}
 	v, err := d.Value()
 	if err == nil {

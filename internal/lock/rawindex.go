@@ -204,7 +204,10 @@ func (tw *toolWorker) readText(j *toolJob, w *toolWork) (done bool, err error) {
 		return true, nil
 	}
 	tw.text.Options = jsonv.Options{MaxDepth: canon.MaxDepth - entryDepth}
-	sub := tw.text.Decoder(j.raw)
+	// The entry's values are dropped once do has checked it (a tool
+	// keeps strings only: an inspection block is read the plain way), so
+	// the next entry's are carved from the same blocks.
+	sub := tw.text.DecoderOver(j.raw)
 	ld := &tw.member
 	ld.d, ld.work = sub, w
 	v, err := ld.entry(toolKeys, func(obj *jsonv.Value, key string) (bool, error) {
