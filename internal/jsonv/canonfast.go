@@ -24,6 +24,18 @@ const canonFastDepth = 64
 // which then reads and reports exactly what it always has. depth is as
 // for Transcode.
 func (d *Decoder) CanonicalText(compact, canonical []byte, depth int) (c, k []byte, ok bool, err error) {
+	return d.canonicalText(compact, canonical, depth, false)
+}
+
+// CanonicalOnly is CanonicalText for a caller that wants the canonical
+// text alone (to hash it): the compact text is not written. It reads,
+// and declines, exactly what CanonicalText does.
+func (d *Decoder) CanonicalOnly(canonical []byte, depth int) (k []byte, ok bool, err error) {
+	_, k, ok, err = d.canonicalText(nil, canonical, depth, true)
+	return k, ok, err
+}
+
+func (d *Decoder) canonicalText(compact, canonical []byte, depth int, noCompact bool) (c, k []byte, ok bool, err error) {
 	if err := d.begin(); err != nil {
 		return compact, canonical, false, err
 	}
@@ -36,7 +48,7 @@ func (d *Decoder) CanonicalText(compact, canonical []byte, depth int) (c, k []by
 		s = &canonScan{d: d}
 		d.fast = s
 	}
-	s.c, s.k, s.i, s.values, s.sp = compact, canonical, 0, 0, 0
+	s.c, s.k, s.i, s.values, s.sp, s.noCompact = compact, canonical, 0, 0, 0, noCompact
 	s.spans = s.spans[:0]
 	d.mark = d.pos
 	good := s.run() && (d.maxValues <= 0 || d.values+s.values <= d.maxValues)
@@ -56,10 +68,12 @@ func (d *Decoder) CanonicalText(compact, canonical []byte, depth int) (c, k []by
 // from call to call for its buffers. Offsets into the input (i, the keys)
 // count from d.mark, the value's first byte, which fill keeps buffered.
 type canonScan struct {
-	d      *Decoder
-	c, k   []byte
-	i      int
-	values int
+	d    *Decoder
+	c, k []byte
+	// noCompact is set for CanonicalOnly: c is not written.
+	noCompact bool
+	i         int
+	values    int
 	// stack holds the open containers.
 	stack [canonFastDepth]canonFrame
 	sp    int
@@ -145,7 +159,9 @@ func (s *canonScan) spaceRun() (byte, bool) {
 
 // put appends b to both texts.
 func (s *canonScan) put(b byte) {
-	s.c = append(s.c, b)
+	if !s.noCompact {
+		s.c = append(s.c, b)
+	}
 	s.k = append(s.k, b)
 }
 
@@ -317,7 +333,9 @@ func (s *canonScan) word(w string) bool {
 			return false
 		}
 		s.i += len(w)
-		s.c = append(s.c, w...)
+		if !s.noCompact {
+			s.c = append(s.c, w...)
+		}
 		s.k = append(s.k, w...)
 		return true
 	}
@@ -327,7 +345,9 @@ func (s *canonScan) word(w string) bool {
 		}
 		s.i++
 	}
-	s.c = append(s.c, w...)
+	if !s.noCompact {
+		s.c = append(s.c, w...)
+	}
 	s.k = append(s.k, w...)
 	return true
 }

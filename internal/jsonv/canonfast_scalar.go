@@ -36,7 +36,9 @@ func (s *canonScan) str(key bool) (start, end int, ok bool) {
 	if high&highBits != 0 && !validUTF8(str) {
 		return 0, 0, false
 	}
-	s.c = append(append(append(s.c, '"'), str...), '"')
+	if !s.noCompact {
+		s.c = append(append(append(s.c, '"'), str...), '"')
+	}
 	s.k = append(append(append(s.k, '"'), str...), '"')
 	s.i++
 	return start, end, true
@@ -59,7 +61,9 @@ func (s *canonScan) escaped(start int) bool {
 			if !validUTF8(sb) {
 				return false
 			}
-			s.c = appendQuotedBytes(s.c, sb)
+			if !s.noCompact {
+				s.c = appendQuotedBytes(s.c, sb)
+			}
 			s.k = appendQuotedBytes(s.k, sb)
 			return true
 		case c < 0x20:
@@ -188,7 +192,9 @@ func (s *canonScan) number() bool {
 		return false
 	}
 	s.k = k
-	s.c = append(s.c, lit...)
+	if !s.noCompact {
+		s.c = append(s.c, lit...)
+	}
 	return true
 }
 

@@ -50,6 +50,39 @@ func describeCanonicalText(data []byte, opts jsonv.Options, depth int, oneByte b
 	return fmt.Sprintf("%s | %s | %v (%d values)", c, k, ok, d.Values()), fast
 }
 
+// describeCanonicalOnly is describeCanonicalText for CanonicalOnly (or,
+// with only false, CanonicalText), leaving out the compact text.
+func describeCanonicalOnly(data []byte, opts jsonv.Options, depth int, oneByte, only bool) string {
+	var d *jsonv.Decoder
+	if oneByte {
+		d = jsonv.NewDecoder(iotest.OneByteReader(bytes.NewReader(data)), opts)
+	} else {
+		d = jsonv.NewBytesDecoder(data, opts)
+	}
+	var k []byte
+	var ok bool
+	var err error
+	if only {
+		k, ok, err = d.CanonicalOnly([]byte("<"), depth)
+	} else {
+		_, k, ok, err = d.CanonicalText([]byte("<"), []byte("<"), depth)
+	}
+	fast := ok
+	if err == nil && !ok {
+		if string(k) != "<" {
+			return fmt.Sprintf("declined with text %q", k)
+		}
+		_, k, ok, err = d.Transcode(nil, []byte("<"), depth)
+	}
+	if err == nil {
+		err = d.Finish()
+	}
+	if err != nil {
+		return fmt.Sprintf("error %T %v (%d values)", err, err, d.Values())
+	}
+	return fmt.Sprintf("%s | %v %v (%d values)", k, ok, fast, d.Values())
+}
+
 // checkCanonicalText holds CanonicalText, with Transcode after a
 // decline, to Transcode alone: the same texts, verdict, refusal and
 // count of values, reading from bytes or a byte at a time.
@@ -63,6 +96,10 @@ func checkCanonicalText(t *testing.T, data []byte, opts jsonv.Options, depth int
 			t.Fatalf("CanonicalText(%q) at depth %d (one byte at a time: %v, read quickly: %v):\n got %s\nwant %s", data, depth, oneByte, fast, got, want)
 		}
 		fastAny = fastAny || fast
+		// CanonicalOnly reads and declines what CanonicalText does.
+		if got, want := describeCanonicalOnly(data, opts, depth, oneByte, true), describeCanonicalOnly(data, opts, depth, oneByte, false); got != want {
+			t.Fatalf("CanonicalOnly(%q) at depth %d (one byte at a time: %v):\n got %s\nwant %s", data, depth, oneByte, got, want)
+		}
 	}
 	return fastAny
 }

@@ -569,7 +569,8 @@ func sameBody(a, b *Tool) bool {
 		a.HasV4 == b.HasV4 &&
 		a.AnnotationsHash == b.AnnotationsHash &&
 		a.OutputSchemaHash == b.OutputSchemaHash &&
-		a.OutputSchemaSkeleton == b.OutputSchemaSkeleton
+		a.OutputSchemaSkeleton == b.OutputSchemaSkeleton &&
+		a.unloaded == b.unloaded
 }
 
 // ResourceBody is the object a resource's entry_digest covers.

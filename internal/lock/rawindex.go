@@ -106,14 +106,29 @@ var errPlain = errors.New("read the plain way")
 // the one returned: the refusals are the plain read's, word for word. So
 // does a change to prior's file while this one is read.
 func ReadFileIndexed(ctx context.Context, path string, prior *RawIndex) (*Lock, *RawIndex, error) {
-	if l, x, err := readIndexed(ctx, path, prior); err == nil {
+	return readFileIndexed(ctx, path, prior, false)
+}
+
+// ReadFileLazy is ReadFileIndexed leaving out the compact text of the
+// tool entries' skeletons, which a lock that is only compared holds for
+// the few entries whose schemas differ: each entry is still read, checked
+// and hashed whole, but its SchemaSkeleton and OutputSchemaSkeleton stand
+// empty until LoadDiffering reads them again from the file. Such a lock
+// is for comparing alone: it must never be written. A lock read the
+// plain way (see ReadFileIndexed) comes back whole.
+func ReadFileLazy(ctx context.Context, path string, prior *RawIndex) (*Lock, *RawIndex, error) {
+	return readFileIndexed(ctx, path, prior, true)
+}
+
+func readFileIndexed(ctx context.Context, path string, prior *RawIndex, lazy bool) (*Lock, *RawIndex, error) {
+	if l, x, err := readIndexed(ctx, path, prior, lazy); err == nil {
 		return l, x, nil
 	}
 	l, err := ReadFileContext(ctx, path)
 	return l, nil, err
 }
 
-func readIndexed(ctx context.Context, path string, prior *RawIndex) (_ *Lock, _ *RawIndex, err error) {
+func readIndexed(ctx context.Context, path string, prior *RawIndex, lazy bool) (_ *Lock, _ *RawIndex, err error) {
 	f, err := infile.Open(path, noun, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
@@ -138,7 +153,14 @@ func readIndexed(ctx context.Context, path string, prior *RawIndex) (_ *Lock, _ 
 		workers = 0
 	}
 	ld.work = newToolWork(workers)
-	ld.work.prior, ld.work.index = prior, x
+	ld.work.prior, ld.work.index, ld.work.lazy = prior, x, lazy
+	var stamp infile.Stamp
+	if lazy {
+		var ok bool
+		if stamp, ok = f.Stamp(); !ok {
+			return nil, nil, errPlain
+		}
+	}
 	l, err := ld.run()
 	ld.work.stop()
 	if err != nil {
@@ -146,6 +168,16 @@ func readIndexed(ctx context.Context, path string, prior *RawIndex) (_ *Lock, _ 
 	}
 	if ld.plain || !prior.unchanged() {
 		return nil, nil, errPlain
+	}
+	if lazy && len(ld.work.slots) != len(l.Tools) {
+		return nil, nil, errPlain
+	}
+	if lazy {
+		src := &entrySource{path: path, stamp: stamp, at: make([]entryPlace, len(ld.work.slots))}
+		for i, s := range ld.work.slots {
+			src.at[i] = entryPlace{off: s.off, n: s.n}
+		}
+		l.src = src
 	}
 	if x == nil {
 		return l, nil, nil
@@ -196,8 +228,9 @@ func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 // toolItems leaves it for do. Any refusal, and an inspection block, is
 // errPlain: the lock is then read the plain way.
 func (tw *toolWorker) readText(j *toolJob, w *toolWork) (done bool, err error) {
+	j.slot.off, j.slot.n = j.off, len(j.raw)
 	if w.index != nil {
-		j.slot.key, j.slot.off, j.slot.n = maphash.Bytes(w.index.seed, j.raw), j.off, len(j.raw)
+		j.slot.key = maphash.Bytes(w.index.seed, j.raw)
 	}
 	if t := w.prior.match(j.raw, j.sv, &tw.again); t != nil {
 		j.slot.t = *t

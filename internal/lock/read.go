@@ -534,6 +534,18 @@ func (ld *lockDecoder) toolMember(j *toolJob, obj *jsonv.Value, key string) (boo
 	// The canonical text goes to a worker, which hashes it and hands its
 	// buffer back (see toolWork.buffer).
 	buf := ld.work.buffer()
+	if ld.work.lazy {
+		// The compact text is read again when it is needed (ReadFileLazy).
+		k, cok, err := d.CanonicalOnly(buf, 1)
+		if err != nil {
+			return true, err
+		}
+		if cok {
+			*sk = transcoded{canonical: k, ok: true, present: true, unloaded: true}
+			obj.Members = append(obj.Members, jsonv.M(key, jsonv.NewObject()))
+			return true, nil
+		}
+	}
 	c, k, cok, err := d.CanonicalText(ld.compact[:0], buf, 1)
 	if err == nil && !cok {
 		c, k, cok, err = d.Transcode(ld.compact[:0], buf, 1)
@@ -555,6 +567,9 @@ type transcoded struct {
 	canonical []byte
 	ok        bool
 	present   bool
+	// unloaded is set when only the canonical text was read (compact is
+	// then empty; see ReadFileLazy).
+	unloaded bool
 }
 
 // items walks the array at p, reading each item as an entry with the
@@ -639,6 +654,9 @@ type toolWork struct {
 	// are looked up in, and index the one they are noted for (nil: none).
 	raws         sync.Pool
 	prior, index *RawIndex
+	// lazy is set for a read that leaves out the skeletons' compact text
+	// (ReadFileLazy).
+	lazy bool
 }
 
 // rawBuffer returns an empty buffer to cut an entry's text into.
@@ -842,10 +860,19 @@ func (tw *toolWorker) do(j toolJob, w *toolWork) {
 		outText = tw.skeletonText(&j.out, out)
 		t.OutputSchemaSkeleton = jsonv.CompactRawString(outText.compact)
 	}
+	t.unloaded = skelText.unloaded || outText.unloaded
 	if (omit || skelText.ok) && (!t.HasV4 || outText.ok) {
 		if d, err := toolDigestFrom(&tw.h, &t, &skelText, &outText, omit); err == nil {
 			t.memo = newToolMemo(t, omit, d)
 		}
+	}
+	if t.unloaded && t.memo == nil {
+		// Verify could not check it without the text left out: the lock
+		// is read the plain way.
+		w.release(&j)
+		j.slot.err = errPlain
+		w.noteFailure(j.seq)
+		return
 	}
 	w.release(&j)
 	j.slot.t = t

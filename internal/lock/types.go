@@ -22,6 +22,10 @@ type Lock struct {
 	Findings      []Finding
 	OverallDigest string
 	Pin           Pin
+
+	// src, for a lock read lazily (ReadFileLazy), is where its tool
+	// entries stand, to read their skeletons when they are needed.
+	src *entrySource
 }
 
 // Server is the lock's launch identity (SPEC §6).
@@ -58,6 +62,10 @@ type Tool struct {
 	// entry_digest) as it was read or built, so that Verify need not parse
 	// the skeletons back; see toolMemo.
 	memo *toolMemo
+	// unloaded is set on an entry read without its skeletons' compact
+	// text (see ReadFileLazy): SchemaSkeleton and OutputSchemaSkeleton
+	// stand empty until LoadDiffering reads them.
+	unloaded bool
 }
 
 // toolMemo is the canonical digest of a tool entry's body together with the

@@ -60,12 +60,17 @@ func readLockFile(ctx context.Context, path string) (*lock.Lock, error) {
 }
 
 // readLockIndexed is readLock by entry texts (lock.ReadFileIndexed),
-// taking entries from prior, the index of a verified lock, where it may.
-func readLockIndexed(ctx context.Context, path string, prior *lock.RawIndex) (*lock.Lock, *lock.RawIndex, error) {
+// taking entries from prior, the index of a verified lock, where it may;
+// with lazy, leaving out the skeletons' compact text (lock.ReadFileLazy).
+func readLockIndexed(ctx context.Context, path string, prior *lock.RawIndex, lazy bool) (*lock.Lock, *lock.RawIndex, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, &MissingLockError{Path: path, Err: err}
 	}
-	l, x, err := lock.ReadFileIndexed(ctx, path, prior)
+	read := lock.ReadFileIndexed
+	if lazy {
+		read = lock.ReadFileLazy
+	}
+	l, x, err := read(ctx, path, prior)
 	if cerr := Cancelled(ctx); err != nil && cerr != nil {
 		return nil, nil, cerr
 	}

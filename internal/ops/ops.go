@@ -590,7 +590,11 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	// changed, B costs little more than cutting its entries out and
 	// comparing them with A's. A's refusal, if any, is the one reported,
 	// and B is then not read.
-	a, ax, err := readLockIndexed(ctx, pathA, nil)
+	// Neither lock keeps its skeletons' text but for the tools whose
+	// schemas differ (lock.ReadFileLazy, LoadDiffering), unless a
+	// snapshot beside either is verified against it.
+	lazy := !snapshot.Exists(snapshot.Path(pathA)) && !snapshot.Exists(snapshot.Path(pathB))
+	a, ax, err := readLockIndexed(ctx, pathA, nil, lazy)
 	defer ax.Close()
 	if err == nil {
 		err = verifyLock(pathA, a)
@@ -605,9 +609,12 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
-	b, _, err := readLockIndexed(ctx, pathB, ax)
+	b, _, err := readLockIndexed(ctx, pathB, ax, lazy)
 	if err == nil {
 		err = verifyLock(pathB, b)
+	}
+	if err == nil && lazy {
+		err = lock.LoadDiffering(ctx, a, b)
 	}
 	var bSurface *surface.Surface
 	if err == nil {

@@ -1,0 +1,124 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wardenlock/warden/internal/infile"
+	"github.com/wardenlock/warden/internal/jsonv"
+)
+
+// entrySource is where the tool entries of a lock read lazily stand in
+// its file: their skeletons are read from there again when a comparison
+// needs them.
+type entrySource struct {
+	path string
+	// stamp is the file's as it was read: it is read again only while
+	// unchanged (see infile.File.Stamp).
+	stamp infile.Stamp
+	// at is each tool entry's place, in the order of the lock's Tools.
+	at []entryPlace
+}
+
+// entryPlace is where one entry's text stands in a file.
+type entryPlace struct {
+	off int64
+	n   int
+}
+
+// LoadDiffering reads, in two locks read lazily (ReadFileLazy), the
+// skeletons of the tools that drift.Compare will look at: those named in
+// both whose input schema hashes, or output schema hashes, differ. Each
+// entry read again must be the one that was checked (the same digest of
+// its body); a lock whose file changed since, or that is not read lazily
+// (whole already), is left as it is when nothing of it is needed, and
+// otherwise refused.
+func LoadDiffering(ctx context.Context, a, b *Lock) error {
+	type hashes struct{ in, out []string }
+	byName := func(l *Lock) map[string]*hashes {
+		m := make(map[string]*hashes, len(l.Tools))
+		for _, t := range l.Tools {
+			h := m[t.Name]
+			if h == nil {
+				h = &hashes{}
+				m[t.Name] = h
+			}
+			h.in, h.out = append(h.in, t.InputSchemaHash), append(h.out, t.OutputSchemaHash)
+		}
+		return m
+	}
+	// differs reports whether t's schemas differ from any entry of the
+	// same name in other.
+	differs := func(t *Tool, other map[string]*hashes) bool {
+		h := other[t.Name]
+		if h == nil {
+			return false
+		}
+		for i := range h.in {
+			if h.in[i] != t.InputSchemaHash || h.out[i] != t.OutputSchemaHash {
+				return true
+			}
+		}
+		return false
+	}
+	am, bm := byName(a), byName(b)
+	for _, side := range []struct {
+		l     *Lock
+		other map[string]*hashes
+	}{{a, bm}, {b, am}} {
+		var need []int
+		for i := range side.l.Tools {
+			if t := &side.l.Tools[i]; t.unloaded && differs(t, side.other) {
+				need = append(need, i)
+			}
+		}
+		if err := side.l.load(ctx, need); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load reads the entries at the indexes need again, whole.
+func (l *Lock) load(ctx context.Context, need []int) error {
+	if len(need) == 0 {
+		return nil
+	}
+	src := l.src
+	if src == nil {
+		return errors.New("lock read lazily without its source")
+	}
+	f, err := infile.Open(src.path, noun, MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	f.WithContext(ctx)
+	changed := fmt.Errorf("read lock %s: the file changed while it was being read", src.path)
+	if now, ok := f.Stamp(); !ok || now != src.stamp {
+		return changed
+	}
+	w := newToolWork(0)
+	p := jsonv.Path{}.Key("tools")
+	for _, i := range need {
+		at := src.at[i]
+		raw := make([]byte, at.n)
+		if n, err := f.ReadAt(raw, at.off); n != at.n || err != nil && !errors.Is(err, io.EOF) {
+			return changed
+		}
+		w.add(toolJob{p: p.Index(i), sv: l.SchemaVersion, seq: i + 1, raw: raw})
+		s := w.slots[len(w.slots)-1]
+		t, old := s.t, &l.Tools[i]
+		// The entry read again is the one checked: the same body digest.
+		if s.err != nil || t.unloaded || t.memo == nil || old.memo == nil || t.memo.digest != old.memo.digest || t.EntryDigest != old.EntryDigest {
+			return changed
+		}
+		*old = t
+	}
+	if now, ok := f.Stamp(); !ok || now != src.stamp {
+		return changed
+	}
+	return nil
+}
