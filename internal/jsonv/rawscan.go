@@ -18,6 +18,18 @@ import "bytes"
 // soon as that is known: a reading window that must hold a whole entry
 // stays bounded.
 func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
+	text, err := d.RawContainerView(max)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, text...), nil
+}
+
+// RawContainerView is RawContainer without the copy: the text it returns
+// is the Decoder's own input, valid only until the Decoder's next read,
+// for a caller that only looks at it (hashes it, notes its length).
+func (d *Decoder) RawContainerView(max int) ([]byte, error) {
+	var dst []byte
 	if err := d.begin(); err != nil {
 		return dst, err
 	}
@@ -89,10 +101,10 @@ func (d *Decoder) RawContainer(dst []byte, max int) ([]byte, error) {
 			return dst, d.fail("unexpected end of input")
 		}
 	}
-	dst = append(dst, d.buf[d.mark:d.pos]...)
+	text := d.buf[d.mark:d.pos]
 	d.mark = -1
 	d.consumed++
-	return dst, nil
+	return text, nil
 }
 
 // structural marks the bytes RawContainer stops at outside strings.

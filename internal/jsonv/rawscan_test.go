@@ -125,6 +125,15 @@ func FuzzRawContainer(f *testing.F) {
 		if err == nil {
 			err = d.Finish()
 		}
+		// The view is the same text, refused the same way.
+		dv := NewDecoder(iotest.HalfReader(bytes.NewReader(data)), Options{})
+		view, verr := dv.RawContainerView(0)
+		if fmt.Sprint(verr) != fmt.Sprint(func() error {
+			_, e := NewDecoder(iotest.HalfReader(bytes.NewReader(data)), Options{}).RawContainer(nil, 0)
+			return e
+		}()) || verr == nil && !bytes.Equal(view, raw) {
+			t.Fatalf("%q: RawContainerView = %q, %v; RawContainer %q", data, view, verr, raw)
+		}
 		if werr != nil || (want.Kind != Object && want.Kind != Array) {
 			return
 		}

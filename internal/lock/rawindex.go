@@ -205,14 +205,18 @@ func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 		ld.plain = true
 		return errPlain
 	}
+	if ld.deferred != nil {
+		// Only noted: the text need not be copied out of the window.
+		raw, err := ld.d.RawContainerView(MaxFileBytes)
+		if err != nil {
+			return err
+		}
+		ld.deferred.note(raw, ld.d.Offset())
+		return nil
+	}
 	raw, err := ld.d.RawContainer(ld.work.rawBuffer(), MaxFileBytes)
 	if err != nil {
 		return err
-	}
-	if ld.deferred != nil {
-		ld.deferred.note(raw, ld.d.Offset())
-		ld.work.releaseRaw(&toolJob{raw: raw})
-		return nil
 	}
 	j := toolJob{p: p.Index(i), sv: ld.l.SchemaVersion, raw: raw, off: ld.d.Offset() - int64(len(raw))}
 	ld.unit(func(seq int) {
