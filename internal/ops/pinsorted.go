@@ -78,7 +78,9 @@ func readSurfaceSorted(ctx context.Context, path string, maxItems, workers int, 
 	if err != nil || (hdr.Server.Command == "" && hdr.Server.URL == "") {
 		return nil, errRefused
 	}
-	slices.SortStableFunc(refs, func(a, b toolRef) int { return strings.Compare(a.name, b.name) })
+	// Not a stable sort: a repeated name is refused below whatever the
+	// order of its tools.
+	slices.SortFunc(refs, func(a, b toolRef) int { return strings.Compare(a.name, b.name) })
 	for i := 1; i < len(refs); i++ {
 		if refs[i].name == refs[i-1].name {
 			return nil, errRefused
