@@ -199,7 +199,7 @@ func (b *Builder) Finish() (*Lock, error) {
 	l := &b.l
 	// Entries sort by code point (byte order of UTF-8), not UTF-16 order:
 	// vector digest/entry-sorting pins it.
-	slices.SortStableFunc(l.Tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+	l.Tools = sortToolsStable(l.Tools)
 	slices.SortStableFunc(l.Resources, func(x, y Resource) int { return strings.Compare(x.URI, y.URI) })
 	slices.SortStableFunc(l.Prompts, func(x, y Prompt) int { return strings.Compare(x.Name, y.Name) })
 	d, err := overallDigest(&b.s.h, l)
@@ -210,6 +210,32 @@ func (b *Builder) Finish() (*Lock, error) {
 	out := *l
 	b.l = Lock{}
 	return &out, nil
+}
+
+// sortToolsStable sorts tools by name, keeping repeated names in their
+// order, as slices.SortStableFunc would. A Tool is some twenty words: the
+// order is found on indexes and each entry then moved once, where a
+// stable merge sort moves entries many times over.
+func sortToolsStable(tools []Tool) []Tool {
+	byName := func(x, y Tool) int { return strings.Compare(x.Name, y.Name) }
+	if slices.IsSortedFunc(tools, byName) {
+		return tools
+	}
+	order := make([]int32, len(tools))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		if c := strings.Compare(tools[i].Name, tools[j].Name); c != 0 {
+			return c
+		}
+		return int(i - j)
+	})
+	sorted := make([]Tool, len(tools))
+	for k, i := range order {
+		sorted[k] = tools[i]
+	}
+	return sorted
 }
 
 // BuildServer computes the launch identity and its command_digest (SPEC §6.1):

@@ -2,8 +2,10 @@ package lock
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,4 +284,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("read→write→read is not stable")
 		}
 	})
+}
+
+// TestSortToolsStable holds sortToolsStable to slices.SortStableFunc on
+// lists with repeated names, sorted, reversed and shuffled.
+func TestSortToolsStable(t *testing.T) {
+	names := []string{"b", "a", "c", "a", "é", "b", "a", "", "zz", "z"}
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, {3, 7, 1, 9, 0, 4, 8, 2, 6, 5}, {1, 3, 6, 0, 5, 2, 4, 7, 8, 9}} {
+		var tools []Tool
+		for k, i := range order {
+			tools = append(tools, Tool{Name: names[i], EntryDigest: fmt.Sprint(k)})
+		}
+		want := slices.Clone(tools)
+		slices.SortStableFunc(want, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		got := sortToolsStable(slices.Clone(tools))
+		for i := range want {
+			if got[i].Name != want[i].Name || got[i].EntryDigest != want[i].EntryDigest {
+				t.Fatalf("order %v: got %v, want %v", order, got, want)
+			}
+		}
+	}
 }
