@@ -29,7 +29,11 @@ import (
 // or that it refuses, is read the plain way at once instead (Find then
 // finds nothing, and Finish returns that lock).
 type Deferred struct {
-	// plain, when set, is the lock read the plain way.
+	// ready is closed once the lock is read (see StartReadDeferred);
+	// err is then the read's refusal, and plain, when set, the lock
+	// read the plain way.
+	ready chan struct{}
+	err   error
 	plain *Lock
 
 	l     *Lock
@@ -56,45 +60,76 @@ type deferredEntry struct {
 // Deferred). Its refusals are ReadFileContext's, word for word; the
 // tool entries' own are found by Finish.
 func ReadFileDeferred(ctx context.Context, path string) (*Deferred, error) {
-	if d, err := readDeferred(ctx, path); err == nil {
-		return d, nil
+	d := StartReadDeferred(ctx, path)
+	d.Wait()
+	if d.err != nil {
+		return nil, d.err
 	}
-	l, err := ReadFileContext(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return &Deferred{plain: l}, nil
+	return d, nil
 }
 
-func readDeferred(ctx context.Context, path string) (_ *Deferred, err error) {
+// StartReadDeferred is ReadFileDeferred on its own goroutine, for a
+// caller that builds its tools meanwhile: Find may be called once Ready
+// reports true (Wait waits for it), and Finish returns the lock or the
+// read's refusal.
+func StartReadDeferred(ctx context.Context, path string) *Deferred {
+	d := &Deferred{ready: make(chan struct{})}
+	go func() {
+		defer close(d.ready)
+		if err := d.read(ctx, path); err == nil {
+			return
+		}
+		d.plain, d.err = ReadFileContext(ctx, path)
+	}()
+	return d
+}
+
+// Ready reports whether the lock has been read: Find and Finds may be
+// called.
+func (d *Deferred) Ready() bool {
+	select {
+	case <-d.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait waits until the lock has been read.
+func (d *Deferred) Wait() { <-d.ready }
+
+// read reads the lock at path into d, deferring its tools; on any
+// failure d is left as it was, for the plain read.
+func (d *Deferred) read(ctx context.Context, path string) (err error) {
 	f, err := infile.Open(path, noun, MaxFileBytes)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
+			d.file, d.slots, d.byKey = nil, nil, nil
 		}
 	}()
 	stamp, ok := f.Stamp()
 	if !ok {
-		return nil, errPlain
+		return errPlain
 	}
 	f.WithContext(ctx)
-	d := &Deferred{path: path, file: f, stamp: stamp, seed: maphash.MakeSeed()}
+	d.path, d.file, d.stamp, d.seed = path, f, stamp, maphash.MakeSeed()
 	ld := &lockDecoder{d: jsonv.NewDecoder(f, jsonv.Options{MaxDepth: canon.MaxDepth}), l: &Lock{Findings: []Finding{}}, byText: true, deferred: d}
 	ld.work = newToolWork(0)
 	l, err := ld.run()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// An accepted list error is checked against the tools section, which
 	// is not read yet.
 	if ld.plain || len(l.Pin.AcceptedListErrors) > 0 {
-		return nil, errPlain
+		return errPlain
 	}
 	d.l = l
-	return d, nil
+	return nil
 }
 
 // note records the tool entry whose text raw ends where the decoder is.
@@ -116,7 +151,11 @@ func (d *Deferred) note(raw []byte, end int64) {
 // for byte (into buf, the caller's scratch space). Safe for concurrent
 // use.
 func (d *Deferred) Find(text []byte, buf *[]byte) int {
-	if d == nil || d.plain != nil || d.l.SchemaVersion != CurrentSchemaVersion {
+	if d == nil {
+		return -1
+	}
+	d.Wait()
+	if d.plain != nil || d.l == nil || d.l.SchemaVersion != CurrentSchemaVersion {
 		return -1
 	}
 	i, ok := d.byKey[maphash.Bytes(d.seed, text)]
@@ -137,11 +176,18 @@ func (d *Deferred) Find(text []byte, buf *[]byte) int {
 	return i
 }
 
-// Finds reports whether Find may find anything: the lock was read by
-// deferring its tools, at the current schema level. A caller that would
-// render texts only for Find need not when it is false.
-func (d *Deferred) Finds() bool {
-	return d != nil && d.plain == nil && d.l.SchemaVersion == CurrentSchemaVersion && len(d.slots) > 0
+// MayFind reports whether Find may find anything: the lock is not read
+// yet, or it was read by deferring its tools, at the current schema
+// level. A caller that would render texts only for Find need not when it
+// is false.
+func (d *Deferred) MayFind() bool {
+	if d == nil {
+		return false
+	}
+	if !d.Ready() {
+		return true
+	}
+	return d.plain == nil && d.l != nil && d.l.SchemaVersion == CurrentSchemaVersion && len(d.slots) > 0
 }
 
 // Take makes t the lock's tool entry at slot, which Find found for the
@@ -160,6 +206,10 @@ func (d *Deferred) Take(slot int, t Tool) {
 // it: any refusal, and a change to the file since it was first read,
 // reads it again the plain way. The Deferred is done with after.
 func (d *Deferred) Finish(ctx context.Context) (*Lock, error) {
+	d.Wait()
+	if d.err != nil {
+		return nil, d.err
+	}
 	if d.plain != nil {
 		return d.plain, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/wardenlock/warden/internal/benchdata"
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/drift"
 	"github.com/wardenlock/warden/internal/jsonv"
@@ -114,5 +115,33 @@ func TestCheckSurfaceTakesBuiltEntries(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckSurfaceTakesWhileLockRead checks a surface of 2,000 tools
+// against its own lock: the first tools are built long before the lock
+// has been cut into entries, and are looked up once it has (toolPool's
+// later); every tool is taken, however the two reads interleave.
+func TestCheckSurfaceTakesWhileLockRead(t *testing.T) {
+	dir := t.TempDir()
+	surf := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(surf, benchdata.Realistic(2000, 20, 10, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := filepath.Join(dir, "s.lock")
+	if _, err := Pin(context.Background(), PinOptions{Surface: surf, LockPath: l, Version: "test", NoSnapshot: true}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		res, err := Check(context.Background(), CheckOptions{Surface: surf, LockPath: l})
+		if err != nil || len(res.Drift) != 0 {
+			t.Fatalf("check: %v, %d drift items", err, len(res.Drift))
+		}
+		for i := range res.Baseline.Tools {
+			b, c := res.Baseline.Tools[i].SchemaSkeleton.Text(), res.Current.Tools[i].SchemaSkeleton.Text()
+			if unsafe.StringData(b) != unsafe.StringData(c) {
+				t.Fatalf("tool %d of the lock was read, not taken from the surface", i)
+			}
+		}
 	}
 }

@@ -36,17 +36,14 @@ func readLock(ctx context.Context, path string) (*lock.Lock, error) {
 	return readLockFile(ctx, path)
 }
 
-// readLockDeferred is readLock but for the lock's tool entries (see
-// lock.ReadFileDeferred).
-func readLockDeferred(ctx context.Context, path string) (*lock.Deferred, error) {
+// startLockDeferred starts reading the lock at path but for its tool
+// entries (see lock.StartReadDeferred); a lock that is not there is
+// refused at once, as readLock refuses it.
+func startLockDeferred(ctx context.Context, path string) (*lock.Deferred, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, &MissingLockError{Path: path, Err: err}
 	}
-	d, err := lock.ReadFileDeferred(ctx, path)
-	if cerr := Cancelled(ctx); err != nil && cerr != nil {
-		return nil, cerr
-	}
-	return d, err
+	return lock.StartReadDeferred(ctx, path), nil
 }
 
 // readLockFile is lock.ReadFileContext, a read cut short by ctx failing

@@ -448,14 +448,14 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 	var captured *surface.Surface
 	var err error
 	if o.Surface != "" {
-		// A surface file launches nothing. The lock is read first but for
-		// its tool entries (lock.Deferred), which are only cut out and
-		// noted; then the surface, on every core, each tool rendered as a
-		// lock holds it, and the lock's entry of that text, if any, is
-		// that tool. Finish reads the lock's entries that no tool was
-		// taken for: an unchanged lock costs little more than cutting its
+		// A surface file launches nothing. The lock is read but for its
+		// tool entries (lock.Deferred), which are only cut out and noted,
+		// while the surface is read on every core, each tool rendered as
+		// a lock holds it: the lock's entry of that text, if any, is that
+		// tool. Finish reads the lock's entries that no tool was taken
+		// for: an unchanged lock costs little more than cutting its
 		// entries out. The lock's refusal still comes first.
-		known, err := readLockDeferred(ctx, o.LockPath)
+		known, err := startLockDeferred(ctx, o.LockPath)
 		if err != nil {
 			return nil, err
 		}

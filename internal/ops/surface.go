@@ -434,8 +434,11 @@ type toolPool struct {
 	names map[string]struct{}
 	// known, when not nil, is the lock a check reads against (without a
 	// sink): a built tool whose text is one of its entries' is taken
-	// for that entry.
+	// for that entry. later are the tools built before it was read, with
+	// their texts, and again the collector's scratch to look them up.
 	known *lock.Deferred
+	later []toolDone
+	again []byte
 	texts sync.Pool
 	// snapBufs are scratch buffers for tools' snapshot texts.
 	snapBufs sync.Pool
@@ -465,9 +468,11 @@ type toolDone struct {
 	// snap is the tool's snapshot text, when the sink keeps a snapshot.
 	snap []byte
 	// slot is the slot of the known lock's tool entry whose text is
-	// e's (-1: none; see lock.Deferred).
-	slot int
-	err  error
+	// e's (-1: none; see lock.Deferred); later is e's text when the lock
+	// was not read yet, to be looked up when it is.
+	slot  int
+	later []byte
+	err   error
 }
 
 func newToolPool(b *lock.Builder, sc *findings.Scanner, n int, sink *lockSink) *toolPool {
@@ -576,12 +581,17 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 	a := caps.Analyze(j.t.Name, j.t.InputSchema)
 	d.slot = -1
 	switch {
-	case p.sink == nil && p.known.Finds():
+	case p.sink == nil && p.known.MayFind():
 		// Rendered too: the lock entry of that text, if any, is this
-		// one, and need not be read (lock.Deferred).
+		// one, and need not be read (lock.Deferred). While the lock is
+		// still being read, the text is kept to be looked up once it is.
 		text, again := p.texts.Get().(*[]byte), p.texts.Get().(*[]byte)
 		d.e, *text, err = b.BuildToolText(j.t, a, (*text)[:0], func(text []byte) bool {
-			d.slot = p.known.Find(text, again)
+			if p.known.Ready() {
+				d.slot = p.known.Find(text, again)
+			} else {
+				d.later = bytes.Clone(text)
+			}
 			return true
 		})
 		p.texts.Put(text)
@@ -649,8 +659,14 @@ func (p *toolPool) collect(d toolDone) {
 			p.fail(d.seq)
 		case p.sink == nil:
 			p.b.AddBuilt(d.e)
-			if d.slot >= 0 {
+			switch {
+			case d.slot >= 0:
 				p.known.Take(d.slot, d.e)
+			case d.later != nil:
+				p.later = append(p.later, toolDone{e: d.e, later: d.later})
+			}
+			if len(p.later) > 0 && p.known.Ready() {
+				p.findLater()
 			}
 		default:
 			if p.writeErr == nil {
@@ -674,6 +690,17 @@ func (p *toolPool) collect(d toolDone) {
 			p.texts.Put(d.text)
 		}
 	}
+}
+
+// findLater looks up in the known lock, now read, the tools built before
+// it was, and takes each one found for its entry.
+func (p *toolPool) findLater() {
+	for _, d := range p.later {
+		if slot := p.known.Find(d.later, &p.again); slot >= 0 {
+			p.known.Take(slot, d.e)
+		}
+	}
+	p.later = nil
 }
 
 // repeated reports whether a tool named name was collected before, when
@@ -704,6 +731,9 @@ func (p *toolPool) wait() (toolErr, writeErr error) {
 	}
 	if p.firstErr != nil {
 		return fmt.Errorf("surface: tools[%d]: %w", p.firstSeq, p.firstErr), nil
+	}
+	if len(p.later) > 0 {
+		p.findLater()
 	}
 	return nil, p.writeErr
 }
