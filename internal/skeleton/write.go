@@ -2,6 +2,7 @@ package skeleton
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/jsonv"
@@ -406,8 +407,9 @@ func appendTypes(dst []byte, types []string) []byte {
 // writing it straight from the records: a record's keys in canonical order
 // are constraints, enum, required, type, and the paths' code-point order is
 // their UTF-16 order unless a path holds a character from U+E000 up, when
-// the tree is built and canonicalized the general way. A nil skeleton is
-// null.
+// the records are written in the paths' UTF-16 order. Only a skeleton
+// nested too deep for that is built as a tree and canonicalized the
+// general way. A nil skeleton is null.
 func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 	if s == nil {
 		h.WriteRaw("null")
@@ -421,24 +423,34 @@ func (s *Skeleton) WriteCanonical(h *canon.Hasher, depth int) error {
 	plain := s.plainPaths()
 	// The props object, its records and their type lists sit up to four
 	// levels below the skeleton.
-	if depth+4 > canon.MaxDepth || !plain && !codePointIsUTF16Order(paths) {
+	if depth+4 > canon.MaxDepth {
 		return h.WriteValue(s.Value(), depth)
 	}
+	// Plain paths are ASCII, whose code-point order is UTF-16 order.
+	var order []int32
+	if !plain && !codePointIsUTF16Order(paths) {
+		order = utf16Order(paths)
+	}
 	h.WriteRaw(`{"props":{`)
-	for i, p := range paths {
+	for k := range paths {
+		i := k
+		if order != nil {
+			i = int(order[k])
+		}
+		p := paths[i]
 		// Fixed texts between the variable parts are written in one
 		// piece each.
 		switch {
 		case plain:
 			// The path needs no escapes.
-			if i > 0 {
+			if k > 0 {
 				h.WriteRaw(`,"`)
 			} else {
 				h.WriteRaw(`"`)
 			}
 			h.WriteRaw(p)
 			h.WriteRaw(`"`)
-		case i > 0:
+		case k > 0:
 			h.WriteRaw(",")
 			fallthrough
 		default:
@@ -587,6 +599,17 @@ func constraintKeys(c *jsonv.Value, kb uint8) (keys [len(retained)]int8, ok bool
 		kb &= kb - 1
 	}
 	return keys, true
+}
+
+// utf16Order returns the indexes of paths, which are in code-point order,
+// in the UTF-16 order of the paths (RFC 8785's key order).
+func utf16Order(paths []string) []int32 {
+	order := make([]int32, len(paths))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return jsonv.CompareUTF16(paths[a], paths[b]) })
+	return order
 }
 
 // codePointIsUTF16Order reports whether sorted paths are also in UTF-16

@@ -14,6 +14,9 @@ var writerSeeds = []string{
 	`{"type":"object","properties":{"a":{"type":"string","maxLength":5},"b":{"enum":["b","a",1,true,null,{"k":1,"a":[2.50]}]}},"required":["a"]}`,
 	`{"properties":{"x":{"$ref":"#/$defs/n"},"s":{"$ref":{"a":1},"title":"t"}},"$defs":{"n":{"type":["string","null"],"minimum":-0,"maximum":1e2}}}`,
 	`{"properties":{"\ue000":{},"\ud83d\ude00":{},"a\u0001\"b":{"format":"x"}}}`,
+	// Plain paths beside paths whose code-point and UTF-16 orders differ,
+	// nested, with records of every kind.
+	`{"properties":{"\uffff":{"type":"string","maxLength":3},"\ud83d\udcc1":{"type":"object","properties":{"\ue000x":{"enum":[2,1]},"a":{},"\ud800\udc00":{"type":["integer","null"]}}},"z":{"type":"boolean"},"\uff41":{}},"required":["z","\uffff"]}`,
 	`{"properties":{"a":{"additionalProperties":{"type":"string","b":{"z":1,"a":2}}}}}`,
 	`{"properties":{"n":{"maximum":9007199254740993}}}`,
 	`{"properties":{"f":{"minimum":1e400}}}`,
