@@ -237,3 +237,96 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 	}
 	return v, nil
 }
+
+// maxLaidIndent is the deepest indentation LaidContainerView follows.
+const maxLaidIndent = 64
+
+// LaidContainerView is RawContainerView (with limit for its max) for a
+// document laid out by an
+// indenting writer (as a lock file is), where the container at the
+// current position, whose opening bracket starts a line after n blanks,
+// ends at the next line of n blanks and a closing bracket. That line is
+// found by a vector search instead of following every string and bracket
+// up to it, which is most of the cost of cutting an indented document into
+// its entries.
+//
+// The text is a guess: it is the container exactly when it parses as one
+// whole value, and otherwise a shorter text that does not (an unbalanced
+// one, cut at a nested container that closes at the same indentation; no
+// string can hold the line, as a string holds no raw newline). A caller
+// must therefore parse every such text, or compare it byte for byte with
+// a text that parsed, and read the document again in another way when
+// one fails; after a wrong guess the Decoder is positioned inside the
+// container. A container not laid out so (no newline and blanks before
+// the bracket in the window) is cut by RawContainerView.
+func (d *Decoder) LaidContainerView(limit int) ([]byte, error) {
+	if err := d.begin(); err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	c, ok := d.peek()
+	if !ok || c != '{' && c != '[' {
+		return d.RawContainerView(limit)
+	}
+	// c+2 is the closing bracket: '}' follows '{' by two, as ']' does '['.
+	k := d.pos
+	for k > 0 && d.buf[k-1] == ' ' {
+		k--
+	}
+	indent := d.pos - k
+	if k == 0 || d.buf[k-1] != '\n' || indent > maxLaidIndent {
+		return d.RawContainerView(limit)
+	}
+	if d.need(2) && d.buf[d.pos+1] == c+2 {
+		// Empty, as indenting writers lay it: "{}" or "[]".
+		d.pos += 2
+		d.consumed++
+		return d.buf[d.pos-2 : d.pos], nil
+	}
+	d.mark = d.pos
+	// Offsets from the mark, which reading more input moves. The
+	// closing bracket is the rarer byte of the line, so it is searched
+	// for, and the blanks and newline before it checked.
+	from := 1
+	for {
+		buf := d.buf[d.mark:]
+		for {
+			j := bytes.IndexByte(buf[from:], c+2)
+			if j < 0 {
+				break
+			}
+			end := from + j
+			from = end + 1
+			if end > indent && buf[end-indent-1] == '\n' && allBlanks(buf[end-indent:end]) {
+				if limit > 0 && end+1 > limit {
+					d.mark = -1
+					return nil, d.fail("a container longer than %d bytes", limit)
+				}
+				d.pos = d.mark + end + 1
+				text := d.buf[d.mark:d.pos]
+				d.mark = -1
+				d.consumed++
+				return text, nil
+			}
+		}
+		if limit > 0 && len(d.buf)-d.mark > limit {
+			d.mark = -1
+			return nil, d.fail("a container longer than %d bytes", limit)
+		}
+		d.pos = len(d.buf)
+		if !d.fill() {
+			d.mark = -1
+			return nil, d.fail("unexpected end of input")
+		}
+	}
+}
+
+// allBlanks reports whether s is all blanks.
+func allBlanks(s []byte) bool {
+	for _, c := range s {
+		if c != ' ' {
+			return false
+		}
+	}
+	return true
+}

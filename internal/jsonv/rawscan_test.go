@@ -2,7 +2,10 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -299,4 +302,105 @@ func TestParserResets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cutItems cuts every item of the array data with view, reading it
+// through r (one byte at a time when slow, half reads when half), and
+// returns the texts cut until the first error, and that error.
+func cutItems(data []byte, slow bool, view func(d *Decoder) ([]byte, error)) ([]string, error) {
+	var r io.Reader = bytes.NewReader(data)
+	if slow {
+		r = iotest.OneByteReader(r)
+	}
+	d := NewDecoder(r, Options{})
+	var got []string
+	err := d.Array(func(int) error {
+		text, err := view(d)
+		if err == nil {
+			got = append(got, string(text))
+		}
+		return err
+	})
+	if err == nil {
+		err = d.Finish()
+	}
+	return got, err
+}
+
+func laidView(d *Decoder) ([]byte, error) { return d.LaidContainerView(0) }
+func rawView(d *Decoder) ([]byte, error)  { return d.RawContainerView(0) }
+
+// TestLaidContainerView: on documents laid out by an indenting writer at
+// any indentation, with or without CRLF, and on compact ones (cut the
+// plain way), LaidContainerView cuts out what RawContainerView does,
+// whatever size the reads come in.
+func TestLaidContainerView(t *testing.T) {
+	items := append([]string{`{"s":"a line\n    } that is not one"}`, `[["x"],{"y":{}}]`}, rawSeeds...)
+	compact := "[" + strings.Join(items, ",") + "]"
+	docs := []string{compact}
+	for _, indent := range []string{" ", "  ", "    ", strings.Repeat(" ", 70)} {
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(compact), "", indent); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b.String(), strings.ReplaceAll(b.String(), "\n", "\r\n"))
+	}
+	for _, doc := range docs {
+		for _, slow := range []bool{false, true} {
+			laid, laidErr := cutItems([]byte(doc), slow, laidView)
+			raw, rawErr := cutItems([]byte(doc), slow, rawView)
+			if laidErr != nil || rawErr != nil {
+				t.Fatalf("%q: %v, %v", doc, laidErr, rawErr)
+			}
+			if !slices.Equal(laid, raw) {
+				t.Fatalf("%q (slow %v): cut\n%q\nwant\n%q", doc, slow, laid, raw)
+			}
+		}
+	}
+}
+
+// TestLaidContainerViewGuess: a nested container that closes at its
+// entry's indentation makes the cut a shorter text, which does not parse;
+// a line that never comes, or comes past the limit, is refused.
+func TestLaidContainerViewGuess(t *testing.T) {
+	doc := "[\n  {\n    \"a\": {\n  },\n    \"b\": 1\n  }\n]"
+	laid, _ := cutItems([]byte(doc), false, laidView)
+	if want := "{\n    \"a\": {\n  }"; len(laid) == 0 || laid[0] != want {
+		t.Fatalf("cut %q, want %q first", laid, want)
+	}
+	if _, err := Parse([]byte(laid[0]), Options{}); err == nil {
+		t.Fatalf("the wrong cut %q parses", laid[0])
+	}
+	for _, tc := range []struct {
+		doc   string
+		limit int
+	}{{"[\n  {\"a\": 1}\n]", 0}, {"[\n  {\n    \"a\": 1\n  }\n]", 8}, {"[1,\n [2],\n [3]]", 0}} {
+		_, err := cutItems([]byte(tc.doc), false, func(d *Decoder) ([]byte, error) { return d.LaidContainerView(tc.limit) })
+		if err == nil {
+			t.Errorf("%q with limit %d: accepted", tc.doc, tc.limit)
+		}
+	}
+}
+
+// FuzzLaidContainerView: whatever the input, every text LaidContainerView
+// cuts out that parses whole is, until the first that does not, the text
+// RawContainerView cuts out; it never hangs or panics.
+func FuzzLaidContainerView(f *testing.F) {
+	for _, s := range rawSeeds {
+		f.Add([]byte("[\n  " + s + ",\n  " + s + "\n]"))
+	}
+	f.Add([]byte("[\n  {\n    \"a\": {\n  },\n    \"b\": 1\n  }\n]"))
+	f.Add([]byte("[\r\n  [\r\n    1\r\n  ]\r\n]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		laid, _ := cutItems(data, false, laidView)
+		raw, _ := cutItems(data, false, rawView)
+		for i, text := range laid {
+			if _, err := Parse([]byte(text), Options{}); err != nil {
+				return
+			}
+			if i >= len(raw) || raw[i] != text {
+				t.Fatalf("%q: item %d cut as %q, which parses; RawContainerView cuts %q", data, i, text, raw)
+			}
+		}
+	})
 }

@@ -205,19 +205,21 @@ func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 		ld.plain = true
 		return errPlain
 	}
-	if ld.deferred != nil {
-		// Only noted: the text need not be copied out of the window.
-		raw, err := ld.d.RawContainerView(MaxFileBytes)
-		if err != nil {
-			return err
-		}
-		ld.deferred.note(raw, ld.d.Offset())
-		return nil
-	}
-	raw, err := ld.d.RawContainer(ld.work.rawBuffer(), MaxFileBytes)
+	// The entry is cut where its indentation says it ends: a guess that
+	// holds exactly when the text is read whole, as every text cut here
+	// is (here by a worker, for a Deferred by Finish unless a built
+	// entry of the same bytes is taken for it), and any that is not
+	// makes the lock be read the plain way.
+	view, err := ld.d.LaidContainerView(MaxFileBytes)
 	if err != nil {
 		return err
 	}
+	if ld.deferred != nil {
+		// Only noted: the text need not be copied out of the window.
+		ld.deferred.note(view, ld.d.Offset())
+		return nil
+	}
+	raw := append(ld.work.rawBuffer(), view...)
 	j := toolJob{p: p.Index(i), sv: ld.l.SchemaVersion, raw: raw, off: ld.d.Offset() - int64(len(raw))}
 	ld.unit(func(seq int) {
 		j.seq = seq
