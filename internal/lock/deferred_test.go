@@ -101,6 +101,11 @@ func TestReadFileDeferredIsReadFile(t *testing.T) {
 		"bad utf-8":            {strings.Replace(s, `"name": "`, "\"name\": \"\xff", 1), -1},
 		"trailing data":        {s + "{}", -1},
 		"accepted tools error": {strings.Replace(s, `"rotation_count": 0`, `"rotation_count": 0, "accepted_list_errors": [{"list": "tools", "code": -32601}]`, 1), -1},
+		// Laid out otherwise (see TestReadFileIndexedIsReadFile): read
+		// the plain way, so nothing is taken.
+		"nested closes at the entry's indentation": {laidEarly(t, s), 0},
+		"laid early and bad utf-8":                 {strings.Replace(laidEarly(t, s), `"name": "`, "\"name\": \"\xff", 2), -1},
+		"entry on one line":                        {s[:first] + compactEntry(t, entry0) + s[second-1:], 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

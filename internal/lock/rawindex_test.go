@@ -3,9 +3,11 @@ package lock
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,30 @@ func flipAfter(t *testing.T, text []byte, marker string, n int) []byte {
 		out[at] = '0'
 	}
 	return out
+}
+
+// laidEarly is the lock text s with the first skeleton record's
+// constraints closed at the indentation of the tool entries, a layout
+// the same lock can have (whitespace only) that no writer of locks gives.
+func laidEarly(t *testing.T, s string) string {
+	t.Helper()
+	re := regexp.MustCompile(`("additionalProperties": (?:true|false)\n) +}`)
+	loc := re.FindStringSubmatchIndex(s)
+	if loc == nil {
+		t.Fatal("no constraints to lay out")
+	}
+	return s[:loc[3]] + "    }" + s[loc[1]:]
+}
+
+// compactEntry is the text of a tool entry (from its leading newline and
+// indentation) with the entry itself compact, on one line.
+func compactEntry(t *testing.T, entry string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(strings.TrimSpace(entry))); err != nil {
+		t.Fatal(err)
+	}
+	return "\n    " + b.String()
 }
 
 // TestReadFileIndexedIsReadFile checks that reading a lock against the
@@ -84,6 +110,12 @@ func TestReadFileIndexedIsReadFile(t *testing.T) {
 		"truncated":           s[:second+40],
 		"bad utf-8":           strings.Replace(s, `"name": "`, "\"name\": \"\xff", 1),
 		"trailing data":       s + "{}",
+		// Laid out otherwise than warden and the reference lay a lock:
+		// cut where the indentation says, the entry does not read whole,
+		// and the lock is read the plain way.
+		"nested closes at the entry's indentation": laidEarly(t, s),
+		"laid early and bad utf-8":                 strings.Replace(laidEarly(t, s), `"name": "`, "\"name\": \"\xff", 2),
+		"entry on one line":                        s[:first] + compactEntry(t, entry0) + s[second-1:],
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
