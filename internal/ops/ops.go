@@ -184,8 +184,8 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		if o.NoSnapshot {
 			// A pin that keeps each tool's snapshot text holds about the
 			// surface file's size until the end: a 64 MiB soft limit would
-			// collect all the time (see streamGC).
-			defer streamGC()()
+			// collect all the time (see paceGC).
+			defer paceGC(streamMemoryLimit)()
 		}
 		var err error
 		if b, err = readSurface(ctx, o.Surface, o.Stdin, o.Target.MaxItems, sink); err != nil {
@@ -577,6 +577,21 @@ type DiffResult struct {
 	ASurface, BSurface *surface.Surface
 }
 
+// lazyDiffMemoryLimit is the memory limit that paces collection for a
+// lazy diff of the locks at pathA and pathB (see paceGC): a quarter of
+// their size, and no less than a streamed pin's. The live heap of such a
+// diff is under a fifth of the locks' bytes (each tool's name, hashes and
+// digest; no skeletons), so it stays below the limit.
+func lazyDiffMemoryLimit(pathA, pathB string) int64 {
+	var size int64
+	for _, p := range []string{pathA, pathB} {
+		if info, err := os.Stat(p); err == nil {
+			size += info.Size()
+		}
+	}
+	return max(streamMemoryLimit, size/4)
+}
+
 // Diff reads two locks and compares them, A as the baseline. Like Check, it
 // refuses a lock whose entries do not reproduce its own digests (edited or
 // tampered) rather than compare it. Once ctx is cancelled it returns an
@@ -594,6 +609,9 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	// schemas differ (lock.ReadFileLazy, LoadDiffering), unless a
 	// snapshot beside either is verified against it.
 	lazy := !snapshot.Exists(snapshot.Path(pathA)) && !snapshot.Exists(snapshot.Path(pathB))
+	if lazy {
+		defer paceGC(lazyDiffMemoryLimit(pathA, pathB))()
+	}
 	a, ax, err := readLockIndexed(ctx, pathA, nil, lazy)
 	defer ax.Close()
 	if err == nil {

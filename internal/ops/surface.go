@@ -250,26 +250,27 @@ func (s *lockSink) stillInOrder(text []byte) bool {
 }
 
 // streamMemoryLimit is the heap a streamed pin lets grow before it
-// collects (see streamGC).
+// collects (see paceGC).
 const streamMemoryLimit = 64 << 20
 
-// streamGC sets the collector for a pin that streams its lock, and returns
-// what puts the settings back. Such a pin keeps only the few entries being
-// built (each tool is written and cut down to its name and digest), so a
-// heap goal of twice the live heap would collect every few megabytes of a
-// large surface: collection is paced by streamMemoryLimit instead. Past
-// the limit (one entry's tree larger than it) the runtime still collects,
-// spending at most half the CPU on it. Settings made by the user (GOGC,
-// GOMEMLIMIT) are left alone. The settings are the process's: a
-// concurrent streamed pin could put back the other's, which changes only
-// when memory is collected.
-func streamGC() (restore func()) {
+// paceGC sets the collector for a command whose live heap is small beside
+// what it allocates, and returns what puts the settings back. A streamed
+// pin keeps only the few entries being built (each tool is written and
+// cut down to its name and digest), and a lazy diff only each entry's
+// name and hashes, so a heap goal of twice the live heap would collect
+// every few megabytes of a large input: collection is paced by a memory
+// limit instead. Past the limit (a live heap larger than it) the runtime
+// still collects, spending at most half the CPU on it. Settings made by
+// the user (GOGC, GOMEMLIMIT) are left alone. The settings are the
+// process's: a concurrent command could put back the other's, which
+// changes only when memory is collected.
+func paceGC(limit int64) (restore func()) {
 	pct := debug.SetGCPercent(-1)
 	if pct != 100 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		debug.SetGCPercent(pct)
 		return func() {}
 	}
-	debug.SetMemoryLimit(streamMemoryLimit)
+	debug.SetMemoryLimit(limit)
 	return func() {
 		debug.SetMemoryLimit(math.MaxInt64)
 		debug.SetGCPercent(pct)

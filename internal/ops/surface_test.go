@@ -319,14 +319,15 @@ func TestPinSurfaceScreensLikeStoredSecrets(t *testing.T) {
 	}
 }
 
-// TestStreamGC: a streamed pin paces collection by a memory limit and puts
-// the collector back as it was; settings made by the user are kept.
-func TestStreamGC(t *testing.T) {
+// TestPaceGC: a streamed pin or a lazy diff paces collection by a memory
+// limit and puts the collector back as it was; settings made by the user
+// are kept.
+func TestPaceGC(t *testing.T) {
 	if pct := debug.SetGCPercent(100); pct != 100 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		debug.SetGCPercent(pct)
 		t.Skip("GOGC or GOMEMLIMIT is set for this process")
 	}
-	restore := streamGC()
+	restore := paceGC(streamMemoryLimit)
 	pct, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
 	restore()
 	if pct != -1 || limit != streamMemoryLimit {
@@ -338,7 +339,7 @@ func TestStreamGC(t *testing.T) {
 
 	debug.SetGCPercent(300)
 	defer debug.SetGCPercent(100)
-	streamGC()()
+	paceGC(streamMemoryLimit)()
 	if pct, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); pct != 300 || limit != math.MaxInt64 {
 		t.Errorf("a user's GOGC=300 became %d, limit %d", pct, limit)
 	}
