@@ -183,7 +183,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 		sink.snapshot = !o.NoSnapshot
 		if o.NoSnapshot {
 			// A pin that keeps each tool's snapshot text holds about the
-			// surface file's size until the end: a 64 MiB soft limit would
+			// surface file's size until the end: a 32 MiB soft limit would
 			// collect all the time (see paceGC).
 			defer paceGC(streamMemoryLimit)()
 		}
@@ -579,9 +579,9 @@ type DiffResult struct {
 
 // lazyDiffMemoryLimit is the memory limit that paces collection for a
 // lazy diff of the locks at pathA and pathB (see paceGC): a quarter of
-// their size, and no less than a streamed pin's. The live heap of such a
-// diff is under a fifth of the locks' bytes (each tool's name, hashes and
-// digest; no skeletons), so it stays below the limit.
+// their size, and no less than lazyDiffMinMemoryLimit. The live heap of
+// such a diff is under a fifth of the locks' bytes (each tool's name,
+// hashes and digest; no skeletons), so it stays below the limit.
 func lazyDiffMemoryLimit(pathA, pathB string) int64 {
 	var size int64
 	for _, p := range []string{pathA, pathB} {
@@ -589,7 +589,7 @@ func lazyDiffMemoryLimit(pathA, pathB string) int64 {
 			size += info.Size()
 		}
 	}
-	return max(streamMemoryLimit, size/4)
+	return max(lazyDiffMinMemoryLimit, size/4)
 }
 
 // Diff reads two locks and compares them, A as the baseline. Like Check, it
