@@ -602,8 +602,18 @@ func constraintKeys(c *jsonv.Value, kb uint8) (keys [len(retained)]int8, ok bool
 }
 
 // utf16Order returns the indexes of paths, which are in code-point order,
-// in the UTF-16 order of the paths (RFC 8785's key order).
+// in the UTF-16 order of the paths (RFC 8785's key order), or nil when
+// that is their order already: the two orders part only between a
+// character from U+E000 to U+FFFF and one above U+FFFF at the place where
+// two paths first differ, which few neighbours do.
 func utf16Order(paths []string) []int32 {
+	sorted := true
+	for i := 1; i < len(paths) && sorted; i++ {
+		sorted = jsonv.CompareUTF16(paths[i-1], paths[i]) < 0
+	}
+	if sorted {
+		return nil
+	}
 	order := make([]int32, len(paths))
 	for i := range order {
 		order[i] = int32(i)
