@@ -1,6 +1,10 @@
 package jsonv
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
 
 // RawContainer appends the text of the object or array at the current
 // position to dst, as it stands in the input, and moves past it, without
@@ -53,7 +57,7 @@ func (d *Decoder) RawContainerView(max int) ([]byte, error) {
 			if inString {
 				// The string's closing quote is the next one that no odd
 				// run of backslashes escapes.
-				q := bytes.IndexByte(buf[i:], '"')
+				q := indexQuote(buf[i:])
 				if q < 0 {
 					i = len(buf)
 					break
@@ -109,6 +113,30 @@ func (d *Decoder) RawContainerView(max int) ([]byte, error) {
 
 // structural marks the bytes RawContainer stops at outside strings.
 var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
+// indexQuote is bytes.IndexByte(s, '"'), looking at the first sixteen
+// bytes itself: most strings of a document are keys and short values,
+// for which setting up the vector search costs more than the search.
+func indexQuote(s []byte) int {
+	if len(s) >= 16 {
+		if m := zeroBytes(binary.LittleEndian.Uint64(s) ^ oneBytes*'"'); m != 0 {
+			return bits.TrailingZeros64(m) >> 3
+		}
+		if m := zeroBytes(binary.LittleEndian.Uint64(s[8:]) ^ oneBytes*'"'); m != 0 {
+			return 8 + bits.TrailingZeros64(m)>>3
+		}
+		if q := bytes.IndexByte(s[16:], '"'); q >= 0 {
+			return 16 + q
+		}
+		return -1
+	}
+	return bytes.IndexByte(s, '"')
+}
+
+// zeroBytes marks the top bit of every zero byte of x, and may mark bytes
+// above the lowest zero byte (a borrow runs up from it): the lowest mark,
+// and whether there is one, are exact.
+func zeroBytes(x uint64) uint64 { return (x - oneBytes) &^ x & highBits }
 
 // escaped reports whether the quote that follows s, a string literal's
 // text from its opening quote on, is escaped: whether s ends in an odd

@@ -404,3 +404,26 @@ func FuzzLaidContainerView(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexQuote holds indexQuote to bytes.IndexByte for a quote at every
+// place of texts around its word boundaries, and for none.
+func TestIndexQuote(t *testing.T) {
+	fill := []byte{'a', 0xa2, 0x80, 0xff, '#', '!', 0x02, '\\'}
+	for n := 0; n <= 40; n++ {
+		for q := -1; q < n; q++ {
+			s := make([]byte, n)
+			for i := range s {
+				s[i] = fill[(i*7+q+1)%len(fill)]
+			}
+			if q >= 0 {
+				s[q] = '"'
+				if q+3 < n {
+					s[q+3] = '"' // a later one changes nothing
+				}
+			}
+			if got, want := indexQuote(s), bytes.IndexByte(s, '"'); got != want {
+				t.Fatalf("indexQuote(%q) = %d, want %d", s, got, want)
+			}
+		}
+	}
+}
