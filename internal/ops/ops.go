@@ -455,6 +455,12 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		// tool. Finish reads the lock's entries that no tool was taken
 		// for: an unchanged lock costs little more than cutting its
 		// entries out. The lock's refusal still comes first.
+		if o.Surface != "-" && !snapshot.Exists(snapshot.Path(o.LockPath)) {
+			// The built lock and the lock read, with no snapshot to build
+			// a surface from: the live heap is under two fifths of the
+			// two files' bytes.
+			defer paceGC(pacedMemoryLimit(0.4, o.Surface, o.LockPath))()
+		}
 		known, err := startLockDeferred(ctx, o.LockPath)
 		if err != nil {
 			return nil, err
@@ -577,21 +583,6 @@ type DiffResult struct {
 	ASurface, BSurface *surface.Surface
 }
 
-// lazyDiffMemoryLimit is the memory limit that paces collection for a
-// lazy diff of the locks at pathA and pathB (see paceGC): a quarter of
-// their size, and no less than lazyDiffMinMemoryLimit. The live heap of
-// such a diff is under a fifth of the locks' bytes (each tool's name,
-// hashes and digest; no skeletons), so it stays below the limit.
-func lazyDiffMemoryLimit(pathA, pathB string) int64 {
-	var size int64
-	for _, p := range []string{pathA, pathB} {
-		if info, err := os.Stat(p); err == nil {
-			size += info.Size()
-		}
-	}
-	return max(lazyDiffMinMemoryLimit, size/4)
-}
-
 // Diff reads two locks and compares them, A as the baseline. Like Check, it
 // refuses a lock whose entries do not reproduce its own digests (edited or
 // tampered) rather than compare it. Once ctx is cancelled it returns an
@@ -610,7 +601,9 @@ func Diff(ctx context.Context, pathA, pathB string) (*DiffResult, error) {
 	// snapshot beside either is verified against it.
 	lazy := !snapshot.Exists(snapshot.Path(pathA)) && !snapshot.Exists(snapshot.Path(pathB))
 	if lazy {
-		defer paceGC(lazyDiffMemoryLimit(pathA, pathB))()
+		// Each tool's name, hashes and digest (no skeletons): the live
+		// heap is under a fifth of the locks' bytes.
+		defer paceGC(pacedMemoryLimit(0.2, pathA, pathB))()
 	}
 	a, ax, err := readLockIndexed(ctx, pathA, nil, lazy)
 	defer ax.Close()

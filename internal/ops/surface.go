@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -256,9 +257,23 @@ func (s *lockSink) stillInOrder(text []byte) bool {
 // more at the same CPU).
 const streamMemoryLimit = 32 << 20
 
-// lazyDiffMinMemoryLimit is the least memory a lazy diff lets grow before
-// it collects (see lazyDiffMemoryLimit).
-const lazyDiffMinMemoryLimit = 64 << 20
+// minPacedMemoryLimit is the least memory a lazy diff or a check from a
+// surface file lets grow before it collects (see pacedMemoryLimit).
+const minPacedMemoryLimit = 64 << 20
+
+// pacedMemoryLimit is the memory limit that paces collection (see paceGC)
+// for a command reading the files at paths whose live heap stays under
+// share of their bytes: share of their size, twice over, and no less than
+// minPacedMemoryLimit.
+func pacedMemoryLimit(share float64, paths ...string) int64 {
+	var size int64
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil {
+			size += info.Size()
+		}
+	}
+	return max(minPacedMemoryLimit, int64(2*share*float64(size)))
+}
 
 // paceGC sets the collector for a command whose live heap is small beside
 // what it allocates, and returns what puts the settings back. A streamed

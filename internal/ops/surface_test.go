@@ -403,3 +403,35 @@ func TestReadSurfaceHugeTool(t *testing.T) {
 		t.Error("the lock differs from the plain read's")
 	}
 }
+
+// TestPacedMemoryLimit: the limit is twice the share of the files' bytes
+// (a file that cannot be read counts nothing), and never below the floor.
+func TestPacedMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	small, large := filepath.Join(dir, "small"), filepath.Join(dir, "large")
+	for path, size := range map[string]int64{small: 1 << 20, large: 300 << 20} {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sparse: the size is all that is looked at.
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	for _, tc := range []struct {
+		share float64
+		paths []string
+		want  int64
+	}{
+		{0.4, []string{small}, minPacedMemoryLimit},
+		{0.4, []string{small, filepath.Join(dir, "missing")}, minPacedMemoryLimit},
+		{0.4, []string{large}, 240 << 20},
+		{0.25, []string{large, small}, 301 << 19},
+	} {
+		if got := pacedMemoryLimit(tc.share, tc.paths...); got != tc.want {
+			t.Errorf("pacedMemoryLimit(%v, %v) = %d, want %d", tc.share, tc.paths, got, tc.want)
+		}
+	}
+}
