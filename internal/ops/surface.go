@@ -263,8 +263,9 @@ const minPacedMemoryLimit = 64 << 20
 
 // pacedMemoryLimit is the memory limit that paces collection (see paceGC)
 // for a command reading the files at paths whose live heap stays under
-// share of their bytes: share of their size, twice over, and no less than
-// minPacedMemoryLimit.
+// share of their bytes: twice that, and no less than minPacedMemoryLimit.
+// A live heap past the limit would be collected over and over: share must
+// bound it.
 func pacedMemoryLimit(share float64, paths ...string) int64 {
 	var size int64
 	for _, p := range paths {
@@ -276,12 +277,14 @@ func pacedMemoryLimit(share float64, paths ...string) int64 {
 }
 
 // paceGC sets the collector for a command whose live heap is small beside
-// what it allocates, and returns what puts the settings back. A streamed
-// pin keeps only the few entries being built (each tool is written and
-// cut down to its name and digest), and a lazy diff only each entry's
-// name and hashes, so a heap goal of twice the live heap would collect
-// every few megabytes of a large input: collection is paced by a memory
-// limit instead. Past the limit (a live heap larger than it) the runtime
+// what it allocates, and returns what puts the settings back (calling it
+// again does nothing more). A streamed pin keeps only the few entries
+// being built (each tool is written and cut down to its name and digest),
+// a lazy diff only each entry's name and hashes, and a check from a
+// surface file, while it reads it, the entries built and where the lock's
+// are, so a heap goal of twice the live heap would collect every few
+// megabytes of a large input: collection is paced by a memory limit
+// instead. Past the limit (a live heap larger than it) the runtime
 // still collects, spending at most half the CPU on it. Settings made by
 // the user (GOGC, GOMEMLIMIT) are left alone. The settings are the
 // process's: a concurrent command could put back the other's, which
