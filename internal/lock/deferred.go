@@ -222,6 +222,14 @@ func (d *Deferred) Finish(ctx context.Context) (*Lock, error) {
 }
 
 func (d *Deferred) finish() (*Lock, error) {
+	if d.allTaken() {
+		// Nothing to read: the entries are the built ones, copied once.
+		tools := make([]Tool, len(d.slots))
+		for i, e := range d.slots {
+			tools[i] = *e.t
+		}
+		return d.finished(tools)
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 {
 		workers = 0
@@ -251,6 +259,22 @@ func (d *Deferred) finish() (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.finished(tools)
+}
+
+// allTaken reports whether a built entry was taken for every tool entry.
+func (d *Deferred) allTaken() bool {
+	for _, e := range d.slots {
+		if e.t == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// finished is the lock with its tool entries, once the file is seen to be
+// the one first read.
+func (d *Deferred) finished(tools []Tool) (*Lock, error) {
 	if now, ok := d.file.Stamp(); !ok || now != d.stamp {
 		return nil, errPlain
 	}
