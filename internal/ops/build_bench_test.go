@@ -1,13 +1,12 @@
 package ops
 
 import (
-	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/wardenlock/warden/internal/benchdata"
 	"github.com/wardenlock/warden/internal/caps"
 	"github.com/wardenlock/warden/internal/findings"
-	"github.com/wardenlock/warden/internal/jsonv"
 	"github.com/wardenlock/warden/internal/lock"
 	"github.com/wardenlock/warden/internal/surface"
 )
@@ -20,19 +19,8 @@ import (
 // process, the file and the other core.
 func BenchmarkBuildRealisticTools(b *testing.B) {
 	data := benchdata.Realistic(2000, 0, 0, nil)
-	var tools [][]byte
-	d := jsonv.NewDecoder(bytes.NewReader(data), jsonv.Options{})
-	err := d.Object(func(key string) error {
-		if key != "tools" {
-			return d.Skip()
-		}
-		return d.Array(func(int) error {
-			raw, err := d.RawContainer(nil, 0)
-			tools = append(tools, raw)
-			return err
-		})
-	})
-	if err != nil {
+	var doc struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(data, &doc); err != nil {
 		b.Fatal(err)
 	}
 	bl := lock.NewBuilder()
@@ -42,7 +30,7 @@ func BenchmarkBuildRealisticTools(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, raw := range tools {
+		for _, raw := range doc.Tools {
 			t, err := tp.Parse(raw)
 			if err != nil {
 				b.Fatal(err)
