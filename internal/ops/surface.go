@@ -296,7 +296,12 @@ func paceGC(limit int64) (restore func()) {
 		return func() {}
 	}
 	debug.SetMemoryLimit(limit)
+	restored := false
 	return func() {
+		if restored {
+			return
+		}
+		restored = true
 		debug.SetMemoryLimit(math.MaxInt64)
 		debug.SetGCPercent(pct)
 	}

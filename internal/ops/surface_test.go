@@ -330,6 +330,12 @@ func TestPaceGC(t *testing.T) {
 	restore := paceGC(streamMemoryLimit)
 	pct, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
 	restore()
+	// Again, after someone else set the collector: nothing more.
+	debug.SetGCPercent(150)
+	restore()
+	if got := debug.SetGCPercent(100); got != 150 {
+		t.Errorf("a second restore set GOGC to %d", got)
+	}
 	if pct != -1 || limit != streamMemoryLimit {
 		t.Errorf("while streaming: GOGC %d, limit %d; want off and %d", pct, limit, streamMemoryLimit)
 	}
