@@ -152,11 +152,13 @@ func TestSignalAfterCaptureWritesNoLock(t *testing.T) {
 	// The server signals warden once it has answered the tool list: the
 	// capture is in (or is being read), and nothing may be written after.
 	// warden ends a server as soon as the answers are in, so the signal
-	// must come from inside the exchange.
+	// must come from inside the exchange; the lists still to come are
+	// held back long enough for the signal to be handled on a loaded
+	// machine (which once let the lock be written first).
 	linger := testserver.Build(t, "testdata/servers/lingerserver")
 	lockPath := filepath.Join(t.TempDir(), "warden.lock")
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "pin", "--lock", lockPath, "--", linger, "-term-parent-after", "tools/list")
+	cmd := exec.Command(bin, "pin", "--lock", lockPath, "--", linger, "-term-parent-after", "tools/list", "-term-grace", "500ms")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

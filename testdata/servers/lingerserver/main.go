@@ -8,7 +8,7 @@
 //
 // Usage:
 //
-//	lingerserver [-pidfile PATH] [-answers PATH] [-term-parent-after METHOD]
+//	lingerserver [-pidfile PATH] [-answers PATH] [-term-parent-after METHOD [-term-grace D]]
 //
 // -pidfile writes the server's pid and its child's, one a line, before the
 // first request is read. -answers appends, just before each reply is
@@ -16,7 +16,11 @@
 // moment at or just before the last answer left the server.
 // -term-parent-after sends SIGTERM to the server's parent (warden) right
 // after it has answered METHOD: a signal that arrives once the answers are
-// in, before warden writes anything.
+// in, before warden writes anything. With -term-grace the server also
+// declares resources and prompts and answers nothing for D after the
+// signal: the capture is still being read when warden handles it, however
+// late a loaded machine lets its signal goroutine run (without it, warden
+// may write its lock before it has seen the signal).
 //
 // It answers initialize, ping and the three list methods (one tool, no
 // resources or prompts), answers any other request with -32601 and ignores
@@ -53,6 +57,7 @@ func main() {
 	pidfile := flag.String("pidfile", "", "write the server's and its child's pids to this file")
 	answers := flag.String("answers", "", "append the time of each reply to this file")
 	termAfter := flag.String("term-parent-after", "", "send SIGTERM to the parent once this method is answered")
+	termGrace := flag.Duration("term-grace", 0, "after the signal, declare every list and answer nothing for this long")
 	flag.Parse()
 	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if *child {
@@ -84,7 +89,11 @@ func main() {
 	out := bufio.NewWriter(os.Stdout)
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
+	var signalled time.Time
 	for in.Scan() {
+		if !signalled.IsZero() {
+			time.Sleep(time.Until(signalled.Add(*termGrace)))
+		}
 		var req request
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil || len(req.ID) == 0 || req.Method == "" {
 			continue // notifications, responses and noise need no answer
@@ -94,7 +103,7 @@ func main() {
 		case "initialize":
 			result = map[string]any{
 				"protocolVersion": req.Params.ProtocolVersion,
-				"capabilities":    map[string]any{"tools": map[string]any{}},
+				"capabilities":    capabilities(*termGrace > 0),
 				"serverInfo":      map[string]any{"name": "warden-lingerserver", "version": "1.0.0"},
 			}
 		case "ping":
@@ -116,10 +125,20 @@ func main() {
 		reply(out, log, map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 		if *termAfter != "" && req.Method == *termAfter {
 			_ = syscall.Kill(os.Getppid(), syscall.SIGTERM)
+			signalled = time.Now()
 		}
 	}
 	// stdin is closed: a well-behaved server would exit here.
 	time.Sleep(linger)
+}
+
+// capabilities are the server's: tools, and with all the other lists too.
+func capabilities(all bool) map[string]any {
+	c := map[string]any{"tools": map[string]any{}}
+	if all {
+		c["resources"], c["prompts"] = map[string]any{}, map[string]any{}
+	}
+	return c
 }
 
 // reply notes the time in log, if there is one, then writes msg.
