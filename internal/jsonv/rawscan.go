@@ -270,10 +270,9 @@ func (p *Parser) parse(data []byte, over bool) (*Value, error) {
 const maxLaidIndent = 64
 
 // LaidContainerView is RawContainerView (with limit for its max) for a
-// document laid out by an
-// indenting writer (as a lock file is), where the container at the
-// current position, whose opening bracket starts a line after n blanks,
-// ends at the next line of n blanks and a closing bracket. That line is
+// document laid out by an indenting writer (as a lock file is), where the
+// container at the current position, whose opening bracket starts a line
+// after n blanks, ends at the next line of n blanks and a closing bracket. That line is
 // found by a vector search instead of following every string and bracket
 // up to it, which is most of the cost of cutting an indented document into
 // its entries.
