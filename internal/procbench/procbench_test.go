@@ -16,6 +16,10 @@
 // Run them with, for example:
 //
 //	go test ./internal/procbench -run XXX -bench . -benchtime 3x
+//
+// On a shared or virtual machine, whose speed moves by a tenth from one
+// run to the next, compare median-time-ratio over more iterations
+// (-benchtime 9x) rather than time-ratio.
 package procbench
 
 import (
@@ -26,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -172,18 +177,32 @@ func pairTarget(b *testing.B, f *fixture, targets [2]float64, wantExit int, file
 
 // pairOn benchmarks one warden command against the floor on files, both
 // started by prefix (see runOn): each iteration runs both, one after the
-// other, so that both see the same machine.
+// other, so that both see the same machine, in turn first (whichever runs
+// first may find the machine otherwise than the second does). Beside the
+// ratio of the total times it reports the median of the iterations'
+// ratios (median-time-ratio), which one slow run on a shared machine
+// does not move.
 func pairOn(b *testing.B, prefix []string, f *fixture, wantExit int, files []string, args ...string) {
 	var w, fl usage
+	var ratios []float64
 	for b.Loop() {
-		wu, err := f.runOn(prefix, f.warden, wantExit, args...)
+		var wu, fu usage
+		var err error
+		if len(ratios)%2 == 0 {
+			wu, err = f.runOn(prefix, f.warden, wantExit, args...)
+			if err == nil {
+				fu, err = f.runOn(prefix, f.floor, 0, files...)
+			}
+		} else {
+			fu, err = f.runOn(prefix, f.floor, 0, files...)
+			if err == nil {
+				wu, err = f.runOn(prefix, f.warden, wantExit, args...)
+			}
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
-		fu, err := f.runOn(prefix, f.floor, 0, files...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		ratios = append(ratios, wu.wall.Seconds()/fu.wall.Seconds())
 		w.wall += wu.wall
 		w.cpu += wu.cpu
 		w.maxRSS = max(w.maxRSS, wu.maxRSS)
@@ -195,10 +214,24 @@ func pairOn(b *testing.B, prefix []string, f *fixture, wantExit int, files []str
 	b.ReportMetric(w.wall.Seconds()/n, "warden-s/op")
 	b.ReportMetric(fl.wall.Seconds()/n, "floor-s/op")
 	b.ReportMetric(w.wall.Seconds()/fl.wall.Seconds(), "time-ratio")
+	b.ReportMetric(median(ratios), "median-time-ratio")
 	b.ReportMetric(w.cpu.Seconds()/fl.cpu.Seconds(), "cpu-ratio")
 	b.ReportMetric(float64(w.maxRSS)/(1<<20), "warden-MiB")
 	b.ReportMetric(float64(fl.maxRSS)/(1<<20), "floor-MiB")
 	b.ReportMetric(float64(w.maxRSS)/float64(fl.maxRSS), "mem-ratio")
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count); xs is sorted in place.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
 
 // tools is the size of the benchmarks' surface: 10,000 tools (with 1,000
