@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -185,7 +186,7 @@ func Pin(ctx context.Context, o PinOptions) (*PinResult, error) {
 			// A pin that keeps each tool's snapshot text holds about the
 			// surface file's size until the end: a 32 MiB soft limit would
 			// collect all the time (see paceGC).
-			defer paceGC(streamMemoryLimit)()
+			defer paceGC(pinMemoryLimit(runtime.GOMAXPROCS(0)))()
 		}
 		var err error
 		if b, err = readSurface(ctx, o.Surface, o.Stdin, o.Target.MaxItems, sink); err != nil {

@@ -64,10 +64,45 @@ func testPinSurfaceSortedMatchesPlain(t *testing.T, text []byte, wantInOrder err
 		t.Fatalf("readSurfaceInOrder: %v, want %v", err, wantInOrder)
 	}
 	sink.restart()
-	if _, err := readSurfaceSorted(context.Background(), path, 0, 2, sink); err != nil {
-		t.Fatalf("readSurfaceSorted: %v", err)
+	// The tools built ahead while the first pass reads (none, some, every
+	// one the prebuilder gets to) make no difference to the lock or the
+	// snapshot texts.
+	var firstLock []byte
+	var firstSnap []snapshot.ToolText
+	for _, budget := range []int{0, 16 << 10, 256 << 10, prebuildBudget} {
+		sink := newLockSink(filepath.Join(t.TempDir(), "warden.lock"), "test")
+		sink.snapshot = true
+		b, err := readSurfaceSorted(context.Background(), path, 0, 2, budget, sink)
+		if err != nil {
+			t.Fatalf("readSurfaceSorted, budget %d: %v", budget, err)
+		}
+		snap := sink.snapshotParts(b.protocol).Tools
+		l := b.lock
+		l.Findings = b.findings
+		l.Pin = lock.NewPin(lock.PinInfo{Version: "test", Now: at()}, l.OverallDigest)
+		if err := sink.w.Finish(l, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(sink.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if firstLock == nil {
+			firstLock, firstSnap = got, snap
+			continue
+		}
+		if !bytes.Equal(got, firstLock) {
+			t.Errorf("budget %d: the lock (%d bytes) differs from the one read without a prebuilder (%d)", budget, len(got), len(firstLock))
+		}
+		if len(snap) != len(firstSnap) {
+			t.Fatalf("budget %d: %d snapshot texts, want %d", budget, len(snap), len(firstSnap))
+		}
+		for i := range snap {
+			if snap[i].Name != firstSnap[i].Name || !bytes.Equal(snap[i].Text, firstSnap[i].Text) {
+				t.Errorf("budget %d: snapshot text %d (%q) differs", budget, i, snap[i].Name)
+			}
+		}
 	}
-	sink.w.Abort()
 	for _, procs := range []int{runtime.GOMAXPROCS(0), 1} {
 		for _, noSnapshot := range []bool{true, false} {
 			prev := runtime.GOMAXPROCS(procs)
@@ -83,7 +118,8 @@ func testPinSurfaceSortedMatchesPlain(t *testing.T, text []byte, wantInOrder err
 
 // TestReadSurfaceSortedFallsBack: a surface whose tool names need more
 // than a plain scan (escapes, a name after other members, none at all, a
-// repeat) is read the plain way and gives what that gives.
+// repeat), or with a tool that fails to build, is read the plain way and
+// gives what that gives.
 func TestReadSurfaceSortedFallsBack(t *testing.T) {
 	for name, tools := range map[string]string{
 		"escaped name":    `{"name": "z"}, {"name": "caf\u00e9"}, {"name": "a\"b"}`,
@@ -92,6 +128,8 @@ func TestReadSurfaceSortedFallsBack(t *testing.T) {
 		"no name":         `{"name": "z"}, {"description": "d"}`,
 		"repeated":        `{"name": "z"}, {"name": "a"}, {"name": "z"}`,
 		"number for name": `{"name": "z"}, {"name": 7}`,
+		// Built ahead on the other core, and again in the second pass.
+		"a tool fails": `{"name": "z"}, {"name": "a", "annotations": 5}, {"name": "b"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			text := `{"command": "node", "tools": [` + tools + `]}`
@@ -137,7 +175,7 @@ func TestBuildSortedRefusesChangedFile(t *testing.T) {
 	defer sink.w.Abort()
 	refs := []toolRef{{name: "a", n: len(tool), sum: maphash.String(seed, tool) + 1}}
 	var sc findings.Scanner
-	if err := buildSorted(context.Background(), path, refs, seed, lock.NewBuilder(), &sc, 2, sink); !errors.Is(err, errRefused) {
+	if err := buildSorted(context.Background(), path, refs, seed, prebuilt{}, lock.NewBuilder(), &sc, 2, sink); !errors.Is(err, errRefused) {
 		t.Fatalf("got %v, want errRefused", err)
 	}
 }

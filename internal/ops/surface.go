@@ -127,7 +127,7 @@ func readSurfaceKnown(ctx context.Context, path string, stdin io.Reader, maxItem
 			b, err = readSurfaceInOrder(ctx, path, maxItems, workers, sink)
 			if errors.Is(err, errUnsorted) {
 				sink.restart()
-				b, err = readSurfaceSorted(ctx, path, maxItems, workers, sink)
+				b, err = readSurfaceSorted(ctx, path, maxItems, workers, prebuildBudget, sink)
 			}
 		} else {
 			b, err = readSurfaceOn(ctx, path, stdin, maxItems, workers, nil, known, true)
@@ -256,6 +256,16 @@ func (s *lockSink) stillInOrder(text []byte) bool {
 // realistic 10,000-tool surface, 1% of the pin's CPU; 64 MiB held 30 MiB
 // more at the same CPU).
 const streamMemoryLimit = 32 << 20
+
+// pinMemoryLimit is the memory limit of a streamed pin on workers cores:
+// streamMemoryLimit, and room for what a prebuilder holds (twice its
+// budget) when there is a core for one (see readSurfaceSorted).
+func pinMemoryLimit(workers int) int64 {
+	if workers > 1 {
+		return streamMemoryLimit + 2*prebuildBudget
+	}
+	return streamMemoryLimit
+}
 
 // minPacedMemoryLimit is the least memory a lazy diff or a check from a
 // surface file lets grow before it collects (see pacedMemoryLimit).
@@ -565,6 +575,25 @@ func (p *toolPool) queueRaw(raw []byte, want string) ([]byte, error) {
 	default:
 		return nil, nil
 	}
+}
+
+// queueBuilt numbers d, a tool built already (by a prebuilder), and hands
+// it to the collector as if a worker had just built it.
+func (p *toolPool) queueBuilt(d toolDone) error {
+	if p.failedAt.Load() != math.MaxInt64 {
+		return errStopped
+	}
+	d.seq = p.seq
+	p.seq++
+	if p.jobs == nil {
+		p.collect(d)
+		if p.failedAt.Load() != math.MaxInt64 {
+			return errStopped
+		}
+		return nil
+	}
+	p.done <- d
+	return nil
 }
 
 // queue numbers j and builds it, or queues it for a worker.

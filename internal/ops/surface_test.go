@@ -441,3 +441,21 @@ func TestPacedMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestPinMemoryLimit: a streamed pin on one core paces collection at
+// streamMemoryLimit; with a core for a prebuilder, the limit also holds
+// twice what that may keep.
+func TestPinMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		workers int
+		want    int64
+	}{
+		{1, 32 << 20},
+		{2, 40 << 20},
+		{8, 40 << 20},
+	} {
+		if got := pinMemoryLimit(tc.workers); got != tc.want {
+			t.Errorf("pinMemoryLimit(%d) = %d, want %d", tc.workers, got, tc.want)
+		}
+	}
+}
