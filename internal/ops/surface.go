@@ -586,13 +586,19 @@ func (p *toolPool) queueBuilt(d toolDone) error {
 	d.seq = p.seq
 	p.seq++
 	if p.jobs == nil {
-		p.collect(d)
-		if p.failedAt.Load() != math.MaxInt64 {
-			return errStopped
-		}
-		return nil
+		return p.collectNow(d)
 	}
 	p.done <- d
+	return nil
+}
+
+// collectNow collects d on the caller's goroutine (a pool without
+// workers), and reports errStopped once a tool has failed.
+func (p *toolPool) collectNow(d toolDone) error {
+	p.collect(d)
+	if p.failedAt.Load() != math.MaxInt64 {
+		return errStopped
+	}
 	return nil
 }
 
@@ -604,11 +610,7 @@ func (p *toolPool) queue(j toolJob) error {
 	j.seq = p.seq
 	p.seq++
 	if p.jobs == nil {
-		p.collect(p.build(p.b, p.sc, &p.parser, j))
-		if p.failedAt.Load() != math.MaxInt64 {
-			return errStopped
-		}
-		return nil
+		return p.collectNow(p.build(p.b, p.sc, &p.parser, j))
 	}
 	p.jobs <- j
 	return nil
