@@ -3,6 +3,7 @@ package lock
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -42,7 +43,7 @@ type Deferred struct {
 	stamp infile.Stamp
 	seed  maphash.Seed
 	// slots are the tool entries in file order, byKey their slots by
-	// the hash of their text.
+	// their texts' keys (entryKey).
 	slots []deferredEntry
 	byKey map[uint64]int
 	mu    sync.Mutex
@@ -137,11 +138,38 @@ func (d *Deferred) note(raw []byte, end int64) {
 	if d.byKey == nil {
 		d.byKey = map[uint64]int{}
 	}
-	k := maphash.Bytes(d.seed, raw)
+	k := entryKey(d.seed, raw)
 	if _, seen := d.byKey[k]; !seen {
 		d.byKey[k] = len(d.slots)
 	}
 	d.slots = append(d.slots, deferredEntry{off: end - int64(len(raw)), n: len(raw)})
+}
+
+// entryKeyEnds is how many bytes at each end of an entry text its key
+// hashes.
+const entryKeyEnds = 256
+
+// entryKey is the key an entry text is noted and found by: a hash of its
+// length and of its first and last entryKeyEnds bytes, which in an entry
+// as Builder renders it hold its name, its description and input schema
+// hashes and its entry digest, so that the rest of the text, mostly its
+// skeleton, is not hashed on either side. Equal texts have equal keys;
+// of two texts with one key only the first noted can be found, and Find
+// tells them apart byte for byte, so the other is read as any entry not
+// taken is.
+func entryKey(seed maphash.Seed, text []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	if len(text) <= 2*entryKeyEnds {
+		h.Write(text)
+	} else {
+		h.Write(text[:entryKeyEnds])
+		h.Write(text[len(text)-entryKeyEnds:])
+	}
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(text)))
+	h.Write(n[:])
+	return h.Sum64()
 }
 
 // Find returns the slot of the lock's tool entry whose text is text (as
@@ -158,7 +186,7 @@ func (d *Deferred) Find(text []byte, buf *[]byte) int {
 	if d.plain != nil || d.l == nil || d.l.SchemaVersion != CurrentSchemaVersion {
 		return -1
 	}
-	i, ok := d.byKey[maphash.Bytes(d.seed, text)]
+	i, ok := d.byKey[entryKey(d.seed, text)]
 	if !ok || d.slots[i].n != len(text) {
 		return -1
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,4 +215,49 @@ func FuzzReadFileDeferred(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEntryKey checks which edits of an entry text change its key. Only
+// the ends are hashed, so an edit in the middle keeps the key: Find must
+// then tell the texts apart byte for byte, which the "skeleton changed"
+// case of TestReadFileDeferredIsReadFile holds it to (its edit is in the
+// middle of the demo's first entry, as checked here).
+func TestEntryKey(t *testing.T) {
+	_, texts := demoTools(t)
+	text := texts[0]
+	if len(text) <= 2*entryKeyEnds {
+		t.Fatalf("the demo's first entry is %d bytes: too short to have a middle", len(text))
+	}
+	if at := bytes.Index(text, []byte(`"required": false`)); at < entryKeyEnds || at >= len(text)-entryKeyEnds {
+		t.Fatalf("the skeleton edit of TestReadFileDeferredIsReadFile is at byte %d of %d, not in the middle", at, len(text))
+	}
+	edit := func(at int) []byte {
+		b := bytes.Clone(text)
+		b[at] ^= 1
+		return b
+	}
+	seed := maphash.MakeSeed()
+	key := entryKey(seed, text)
+	cases := []struct {
+		name string
+		text []byte
+		same bool
+	}{
+		{"equal text", bytes.Clone(text), true},
+		{"first byte", edit(0), false},
+		{"last of the head", edit(entryKeyEnds - 1), false},
+		{"first of the tail", edit(len(text) - entryKeyEnds), false},
+		{"last byte", edit(len(text) - 1), false},
+		{"middle", edit(len(text) / 2), true},
+		{"one byte longer", append(bytes.Clone(text[:len(text)/2]), text[len(text)/2-1:]...), false},
+		{"short text", text[:100], false},
+	}
+	for _, tc := range cases {
+		if got := entryKey(seed, tc.text) == key; got != tc.same {
+			t.Errorf("%s: same key %v, want %v", tc.name, got, tc.same)
+		}
+	}
+	if entryKey(seed, text[:100]) != entryKey(seed, bytes.Clone(text[:100])) {
+		t.Error("a short text's key is not its copy's")
+	}
 }
