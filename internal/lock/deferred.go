@@ -16,8 +16,8 @@ import (
 )
 
 // Deferred is a lock read but for its tool entries, which are cut out
-// and noted (where each stands in the file, and a hash of its text keyed
-// for this read alone) instead of read: check --surface reads its lock
+// and noted (where each stands in the file, and a key of its text, see
+// entryKey, seeded for this read alone) instead of read: check --surface reads its lock
 // this way first, then builds the surface's tools, rendering each one's
 // text as a lock holds it, and every entry whose text is one of them is
 // that built entry (Find, Take): the same bytes at the same schema level
