@@ -17,14 +17,15 @@ import (
 
 // Deferred is a lock read but for its tool entries, which are cut out
 // and noted (where each stands in the file, and a key of its text, see
-// entryKey, seeded for this read alone) instead of read: check --surface reads its lock
-// this way first, then builds the surface's tools, rendering each one's
-// text as a lock holds it, and every entry whose text is one of them is
-// that built entry (Find, Take): the same bytes at the same schema level
-// are read into the same entry, with the same digest, and the built one
-// was made from the surface by warden itself. Finish reads the entries
-// no built tool took, and returns the lock as ReadFileContext would. So
-// an unchanged lock costs little more than cutting its entries out.
+// entryKey, seeded for this read alone) instead of read: check --surface
+// reads its lock this way first, then builds the surface's tools,
+// rendering each one's text as a lock holds it, and every entry whose
+// text is one of them is that built entry (Find, Take): the same bytes at
+// the same schema level are read into the same entry, with the same
+// digest, and the built one was made from the surface by warden itself.
+// Finish reads the entries no built tool took, and returns the lock as
+// ReadFileContext would. So an unchanged lock costs little more than
+// cutting its entries out.
 //
 // A lock the deferred read cannot read exactly as ReadFileContext does,
 // or that it refuses, is read the plain way at once instead (Find then
@@ -149,14 +150,14 @@ func (d *Deferred) note(raw []byte, end int64) {
 // hashes.
 const entryKeyEnds = 256
 
-// entryKey is the key an entry text is noted and found by: a hash of its
-// length and of its first and last entryKeyEnds bytes, which in an entry
-// as Builder renders it hold its name, its description and input schema
-// hashes and its entry digest, so that the rest of the text, mostly its
-// skeleton, is not hashed on either side. Equal texts have equal keys;
-// of two texts with one key only the first noted can be found, and Find
-// tells them apart byte for byte, so the other is read as any entry not
-// taken is.
+// entryKey is the key a tool entry's text is looked up by, in a Deferred
+// and in a RawIndex: a hash of its length and of its first and last
+// entryKeyEnds bytes, which in an entry as a lock lays it out hold its
+// name, its description and input schema hashes and its entry digest, so
+// that the rest of the text, mostly its skeleton, is not hashed on either
+// side. Equal texts have equal keys; of two texts with one key only the
+// first noted can be found, and the lookup tells them apart byte for
+// byte, so the other is read as any entry not found is.
 func entryKey(seed maphash.Seed, text []byte) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)

@@ -18,8 +18,8 @@ import (
 // need not check again an entry whose text is one the first lock holds:
 // the same bytes at the same place in a lock at the same schema level
 // are read into the same entry, with the same digest. An entry of the
-// second lock is looked up by a hash of its text keyed for this index
-// alone (hash/maphash), and then compared byte for byte with the text
+// second lock is looked up by its text's key (entryKey, seeded for this
+// index alone), and then compared byte for byte with the text
 // read again from the first lock's file, which the index keeps open: a
 // collision, chosen or by chance, costs a comparison and nothing else.
 // Close releases the file.
@@ -58,7 +58,7 @@ func (x *RawIndex) match(raw []byte, sv int, buf *[]byte) *Tool {
 	if x == nil || x.file == nil || x.schemaVersion != sv {
 		return nil
 	}
-	e, ok := x.entries[maphash.Bytes(x.seed, raw)]
+	e, ok := x.entries[entryKey(x.seed, raw)]
 	if !ok || e.n != len(raw) {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (ld *lockDecoder) textTool(p jsonv.Path, i int) error {
 func (tw *toolWorker) readText(j *toolJob, w *toolWork) (done bool, err error) {
 	j.slot.off, j.slot.n = j.off, len(j.raw)
 	if w.index != nil {
-		j.slot.key = maphash.Bytes(w.index.seed, j.raw)
+		j.slot.key = entryKey(w.index.seed, j.raw)
 	}
 	if t := w.prior.match(j.raw, j.sv, &tw.again); t != nil {
 		j.slot.t = *t
