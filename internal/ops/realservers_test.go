@@ -334,6 +334,8 @@ func advertisedLists(ctx context.Context, dir string, argv, env []string) ([]str
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	ownGroup(cmd)
+	cmd.Cancel = func() error { killTree(cmd); return nil }
 	// A server's children may hold stdout open after it is killed.
 	cmd.WaitDelay = 2 * time.Second
 	stdin, err := cmd.StdinPipe()
@@ -348,7 +350,7 @@ func advertisedLists(ctx context.Context, dir string, argv, env []string) ([]str
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	defer func() {
-		_ = cmd.Process.Kill()
+		killTree(cmd)
 		_ = cmd.Wait()
 	}()
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"warden-test","version":"0"}}}` + "\n"
