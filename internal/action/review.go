@@ -362,7 +362,11 @@ func (r *runner) writeCandidate(res *ops.CheckResult) {
 		return
 	}
 	actor, environment := r.pinner()
-	l, err := ops.Candidate(res, ops.CandidateOptions{Version: r.version, Actor: actor, Environment: environment, Handed: r.secrets})
+	ctx := context.Background()
+	if r.review != nil {
+		ctx = r.review.ctx
+	}
+	l, err := ops.Candidate(ctx, res, ops.CandidateOptions{Version: r.version, Actor: actor, Environment: environment, Handed: r.secrets})
 	if err != nil {
 		r.warning("no candidate lock written: " + err.Error())
 		return

@@ -125,28 +125,65 @@ func (b *Builder) BuildAnalyzedTool(t surface.Tool, a *caps.Analysis) (Tool, err
 // is all a writer that has the text needs to keep (see StreamWriter). An
 // entry that is not whole must never be written or verified.
 func (b *Builder) BuildToolText(t surface.Tool, a *caps.Analysis, dst []byte, keep func(text []byte) bool) (Tool, []byte, error) {
+	start := len(dst)
+	e, skel, out, dst, err := b.renderTool(t, a, dst)
+	if err != nil {
+		return Tool{}, dst, err
+	}
+	if keep == nil || !keep(dst[start:]) {
+		return Tool{Name: e.Name, EntryDigest: e.EntryDigest, HasV4: true}, dst, nil
+	}
+	b.keepSkeletons(&e, skel, out)
+	return e, dst, nil
+}
+
+// BuildToolFound is BuildToolText for a check against the lock d: find
+// looks the rendered text up (with d.Find, or returns -1), and the entry
+// found at a slot is returned without its skeletons' compact text, marked
+// to be read again from that slot of d's file when a consumer needs its
+// skeletons (Lock.Load): it is the lock's entry, byte for byte, and most
+// of a clean check's entries are never looked at beyond their hashes. An
+// entry not found is returned whole, with slot -1.
+func (b *Builder) BuildToolFound(t surface.Tool, a *caps.Analysis, dst []byte, d *Deferred, find func(text []byte) int) (e Tool, text []byte, slot int, err error) {
+	start := len(dst)
+	e, skel, out, dst, err := b.renderTool(t, a, dst)
+	if err != nil {
+		return Tool{}, dst, -1, err
+	}
+	if slot = find(dst[start:]); slot >= 0 {
+		e.unloaded, e.ref = true, d.ref(slot)
+		e.memo = newToolMemo(e, false, e.EntryDigest)
+		return e, dst, slot, nil
+	}
+	b.keepSkeletons(&e, skel, out)
+	return e, dst, -1, nil
+}
+
+// renderTool builds t's entry but for its skeletons' text and appends its
+// lock text to dst; the skeletons stay valid until the next build.
+func (b *Builder) renderTool(t surface.Tool, a *caps.Analysis, dst []byte) (Tool, *skeleton.Skeleton, *skeleton.Skeleton, []byte, error) {
 	b.s.caps = a
 	e, skel, out, err := buildToolParts(&b.s, t)
 	b.s.caps = nil
 	if err != nil {
-		return Tool{}, dst, fmt.Errorf("tool %q: %w", t.Name, err)
+		return Tool{}, nil, nil, dst, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	start := len(dst)
 	enc := &encoder{b: dst}
 	enc.toolWith(&e, func(level int) { enc.b = skel.AppendIndent(enc.b, lockIndent, level) },
 		func(level int) { enc.b = out.AppendIndent(enc.b, lockIndent, level) })
-	dst = enc.b
-	if keep == nil || !keep(dst[start:]) {
-		return Tool{Name: e.Name, EntryDigest: e.EntryDigest, HasV4: true}, dst, nil
-	}
+	return e, skel, out, enc.b, nil
+}
+
+// keepSkeletons gives e, just built, its skeletons' compact text and the
+// memo of its body digest.
+func (b *Builder) keepSkeletons(e *Tool, skel, out *skeleton.Skeleton) {
 	b.s.raw = skel.AppendCompact(b.s.raw[:0])
 	e.SchemaSkeleton = jsonv.CompactRaw(b.s.raw)
 	if out != nil {
 		b.s.raw = out.AppendCompact(b.s.raw[:0])
 		e.OutputSchemaSkeleton = jsonv.CompactRaw(b.s.raw)
 	}
-	e.memo = newToolMemo(e, false, e.EntryDigest)
-	return e, dst, nil
+	e.memo = newToolMemo(*e, false, e.EntryDigest)
 }
 
 // AddBuilt adds a tool entry made by BuildAnalyzedTool or BuildToolText.
@@ -513,7 +550,17 @@ func valueOrNull(v *jsonv.Value) *jsonv.Value {
 // pre-skeleton (v1) entry's null skeleton is left out, as are v4 commitments
 // the entry does not carry.
 func ToolBody(t Tool, schemaVersion int) *jsonv.Value {
+	mustBeWhole(&t)
 	return toolObject(t, rawTree(t.SchemaSkeleton), rawTree(t.OutputSchemaSkeleton), omitSkeleton(t, schemaVersion))
+}
+
+// mustBeWhole stops a program that would hash or write an entry whose
+// skeletons were left unread (see Lock.Load) as if they were null: a lock
+// so written or hashed would be wrong, never refused.
+func mustBeWhole(t *Tool) {
+	if t.unloaded {
+		panic(fmt.Sprintf("lock: tool entry %q used whole before Lock.Load read its skeletons", t.Name))
+	}
 }
 
 // omitSkeleton reports whether t's body leaves its schema_skeleton out: a

@@ -47,7 +47,13 @@ type Deferred struct {
 	// their texts' keys (entryKey).
 	slots []deferredEntry
 	byKey map[uint64]int
-	mu    sync.Mutex
+	// refs are the slots as places to read an entry again from (see
+	// Builder.BuildToolFound), once the lock is read.
+	refs []entryRef
+	// unloaded is set when the entries taken are to be left without
+	// their skeletons' compact text (LeaveUnloaded).
+	unloaded bool
+	mu       sync.Mutex
 }
 
 // deferredEntry is one tool entry of a Deferred lock: where its text
@@ -131,6 +137,12 @@ func (d *Deferred) read(ctx context.Context, path string) (err error) {
 		return errPlain
 	}
 	d.l = l
+	src := &entrySource{path: path, stamp: stamp, at: make([]entryPlace, len(d.slots))}
+	d.refs = make([]entryRef, len(d.slots))
+	for i, e := range d.slots {
+		src.at[i] = entryPlace{off: e.off, n: e.n}
+		d.refs[i] = entryRef{src: src, i: i}
+	}
 	return nil
 }
 
@@ -218,6 +230,19 @@ func (d *Deferred) MayFind() bool {
 	}
 	return d.plain == nil && d.l != nil && d.l.SchemaVersion == CurrentSchemaVersion && len(d.slots) > 0
 }
+
+// LeaveUnloaded says that the caller builds the entries it takes with
+// Builder.BuildToolFound, without their skeletons' compact text, and reads
+// them again (Lock.Load) before it writes or hashes the lock, or the one
+// it built, anew. Called before the first build; Unloaded reports it.
+func (d *Deferred) LeaveUnloaded() { d.unloaded = true }
+
+// Unloaded reports whether LeaveUnloaded was called.
+func (d *Deferred) Unloaded() bool { return d != nil && d.unloaded }
+
+// ref is the place of the entry at slot, found by Find, to read it again
+// from.
+func (d *Deferred) ref(slot int) *entryRef { return &d.refs[slot] }
 
 // Take makes t the lock's tool entry at slot, which Find found for the
 // text BuildToolText rendered for t (kept whole). Safe for concurrent

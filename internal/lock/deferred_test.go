@@ -261,3 +261,87 @@ func TestEntryKey(t *testing.T) {
 		t.Error("a short text's key is not its copy's")
 	}
 }
+
+// TestBuildToolFoundLoads checks that the entries BuildToolFound takes from
+// a deferred lock stand without their skeletons' text until Load reads
+// them from the lock, that the lock then is the plain read's, that such an
+// entry is never written or hashed as if its skeletons were null, and that
+// Load refuses a file changed since it was read.
+func TestBuildToolFoundLoads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "warden.lock")
+	if err := os.WriteFile(path, Marshal(buildDemo(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (*Lock, []Tool) {
+		d, err := ReadFileDeferred(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.LeaveUnloaded()
+		b := NewBuilder()
+		var built []Tool
+		var buf []byte
+		for _, st := range s.Tools {
+			e, _, slot, err := b.BuildToolFound(st, caps.Analyze(st.Name, st.InputSchema), nil, d, func(text []byte) int { return d.Find(text, &buf) })
+			if err != nil || slot < 0 || e.Whole() {
+				t.Fatalf("tool %q: slot %d, whole %v, %v", st.Name, slot, e.Whole(), err)
+			}
+			d.Take(slot, e)
+			built = append(built, e)
+		}
+		l, err := d.Finish(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, built
+	}
+	l, built := read()
+	if err := Verify(l); err != nil {
+		t.Fatalf("an unloaded lock verifies by its memoised digests: %v", err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("an unloaded entry was written")
+			}
+		}()
+		Marshal(l)
+	}()
+	if err := l.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Tools {
+		if got, w := l.Tools[i], want.Tools[i]; !got.Whole() || got.SchemaSkeleton != w.SchemaSkeleton || got.OutputSchemaSkeleton != w.OutputSchemaSkeleton || got.EntryDigest != w.EntryDigest {
+			t.Fatalf("tool %d loaded is not the plain read's", i)
+		}
+	}
+	if !bytes.Equal(Marshal(l), Marshal(want)) {
+		t.Fatal("the lock loaded does not write as the plain read does")
+	}
+	// The built lock's entries read again from the lock too.
+	cur := &Lock{SchemaVersion: CurrentSchemaVersion, Tools: built}
+	if err := cur.Load(context.Background()); err != nil || !cur.Tools[0].Whole() {
+		t.Fatalf("built entries: %v", err)
+	}
+
+	l, _ = read()
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(path, append(Marshal(want), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Load(context.Background()); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("Load of a changed file: %v", err)
+	}
+}

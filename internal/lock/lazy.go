@@ -22,6 +22,12 @@ type entrySource struct {
 	at []entryPlace
 }
 
+// entryRef is one tool entry of an entrySource: the place at index i.
+type entryRef struct {
+	src *entrySource
+	i   int
+}
+
 // entryPlace is where one entry's text stands in a file.
 type entryPlace struct {
 	off int64
@@ -81,44 +87,90 @@ func LoadDiffering(ctx context.Context, a, b *Lock) error {
 	return nil
 }
 
+// Load reads again, whole, every tool entry of l that was read or built
+// without its skeletons' compact text (see ReadFileLazy and
+// Builder.BuildToolFound): a lock must be whole before it is written,
+// hashed anew or compared beyond its hashes. Each entry read again must be
+// the one that was checked (the same digest of its body), from a file
+// unchanged since; nothing is read for a lock that is whole.
+func (l *Lock) Load(ctx context.Context) error {
+	var need []int
+	for i := range l.Tools {
+		if l.Tools[i].unloaded {
+			need = append(need, i)
+		}
+	}
+	return l.load(ctx, need)
+}
+
+// Whole reports whether the entry holds its skeletons' text: it was not
+// left without it (see Lock.Load).
+func (t *Tool) Whole() bool { return !t.unloaded }
+
+// placeOf is where the unloaded entry at index i is read again from: its
+// own reference, else the lock's source.
+func (l *Lock) placeOf(i int) (*entrySource, int, error) {
+	if r := l.Tools[i].ref; r != nil {
+		return r.src, r.i, nil
+	}
+	if l.src == nil {
+		return nil, 0, errors.New("lock read lazily without its source")
+	}
+	return l.src, i, nil
+}
+
 // load reads the entries at the indexes need again, whole.
 func (l *Lock) load(ctx context.Context, need []int) error {
 	if len(need) == 0 {
 		return nil
 	}
-	src := l.src
-	if src == nil {
-		return errors.New("lock read lazily without its source")
-	}
-	f, err := infile.Open(src.path, noun, MaxFileBytes)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	f.WithContext(ctx)
-	changed := fmt.Errorf("read lock %s: the file changed while it was being read", src.path)
-	if now, ok := f.Stamp(); !ok || now != src.stamp {
-		return changed
+	// Most often one file: the lock's, or the one its entries were taken
+	// from.
+	files := map[*entrySource]*infile.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	changed := func(src *entrySource) error {
+		return fmt.Errorf("read lock %s: the file changed while it was being read", src.path)
 	}
 	w := newToolWork(0)
 	p := jsonv.Path{}.Key("tools")
 	for _, i := range need {
-		at := src.at[i]
-		raw := make([]byte, at.n)
-		if n, err := f.ReadAt(raw, at.off); n != at.n || err != nil && !errors.Is(err, io.EOF) {
-			return changed
+		src, at, err := l.placeOf(i)
+		if err != nil {
+			return err
 		}
-		w.add(toolJob{p: p.Index(i), sv: l.SchemaVersion, seq: i + 1, raw: raw})
+		f := files[src]
+		if f == nil {
+			if f, err = infile.Open(src.path, noun, MaxFileBytes); err != nil {
+				return err
+			}
+			files[src] = f
+			f.WithContext(ctx)
+			if now, ok := f.Stamp(); !ok || now != src.stamp {
+				return changed(src)
+			}
+		}
+		place := src.at[at]
+		raw := make([]byte, place.n)
+		if n, err := f.ReadAt(raw, place.off); n != place.n || err != nil && !errors.Is(err, io.EOF) {
+			return changed(src)
+		}
+		w.add(toolJob{p: p.Index(at), sv: l.SchemaVersion, seq: len(w.slots) + 1, raw: raw})
 		s := w.slots[len(w.slots)-1]
 		t, old := s.t, &l.Tools[i]
 		// The entry read again is the one checked: the same body digest.
 		if s.err != nil || t.unloaded || t.memo == nil || old.memo == nil || t.memo.digest != old.memo.digest || t.EntryDigest != old.EntryDigest {
-			return changed
+			return changed(src)
 		}
 		*old = t
 	}
-	if now, ok := f.Stamp(); !ok || now != src.stamp {
-		return changed
+	for src, f := range files {
+		if now, ok := f.Stamp(); !ok || now != src.stamp {
+			return changed(src)
+		}
 	}
 	return nil
 }

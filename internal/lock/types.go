@@ -62,10 +62,14 @@ type Tool struct {
 	// entry_digest) as it was read or built, so that Verify need not parse
 	// the skeletons back; see toolMemo.
 	memo *toolMemo
-	// unloaded is set on an entry read without its skeletons' compact
-	// text (see ReadFileLazy): SchemaSkeleton and OutputSchemaSkeleton
-	// stand empty until LoadDiffering reads them.
+	// unloaded is set on an entry read or built without its skeletons'
+	// compact text (see ReadFileLazy, Builder.BuildToolFound):
+	// SchemaSkeleton and OutputSchemaSkeleton stand empty until
+	// LoadDiffering or Lock.Load reads them.
 	unloaded bool
+	// ref, on an unloaded entry, is the lock file entry it is read again
+	// from when its lock has no source of its own (Lock.src).
+	ref *entryRef
 }
 
 // toolMemo is the canonical digest of a tool entry's body together with the

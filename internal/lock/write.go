@@ -64,6 +64,7 @@ func ServerValue(s Server) *jsonv.Value {
 // ToolValue renders one tool entry as written in the lock: a null skeleton
 // is written as null even on v1 entries, as the reference rewrites them.
 func ToolValue(t Tool) *jsonv.Value {
+	mustBeWhole(&t)
 	v := toolObject(t, rawTree(t.SchemaSkeleton), rawTree(t.OutputSchemaSkeleton), false)
 	v.Members = append(v.Members, jsonv.M("entry_digest", jsonv.NewString(t.EntryDigest)))
 	return v
@@ -290,6 +291,7 @@ func AppendToolText(dst []byte, t *Tool) []byte {
 
 // tool writes one tool entry as ToolValue renders it, at level 2.
 func (e *encoder) tool(t *Tool) {
+	mustBeWhole(t)
 	e.toolWith(t, func(level int) { e.b = pyfmt.AppendIndentRaw(e.b, t.SchemaSkeleton, lockIndent, level) },
 		func(level int) { e.b = pyfmt.AppendIndentRaw(e.b, t.OutputSchemaSkeleton, lockIndent, level) })
 }

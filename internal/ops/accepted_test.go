@@ -61,7 +61,7 @@ func TestCandidateKeepsAcceptedError(t *testing.T) {
 	if want := []report.AcceptedList{{List: "resources", Code: -32603, Occurred: true}}; !reflect.DeepEqual(res.Accepted, want) {
 		t.Errorf("Accepted = %+v, want %+v", res.Accepted, want)
 	}
-	cand, err := Candidate(res, CandidateOptions{Version: "test"})
+	cand, err := Candidate(context.Background(), res, CandidateOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestCandidateKeepsAcceptedError(t *testing.T) {
 	if len(res.Accepted) != 1 || res.Accepted[0].Occurred {
 		t.Errorf("Accepted = %+v, want the record, not occurred", res.Accepted)
 	}
-	cand, err = Candidate(res, CandidateOptions{Version: "test"})
+	cand, err = Candidate(context.Background(), res, CandidateOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -29,10 +30,14 @@ type CandidateOptions struct {
 // never approved. A workflow can keep it as an artifact or, once a person
 // has reviewed and approved it, commit it in place of the lock. Like Pin it
 // refuses (with a *StoredSecretError) a lock that would store a secret
-// verbatim. res.Current is not modified.
-func Candidate(res *CheckResult, o CandidateOptions) (*lock.Lock, error) {
+// verbatim. res.Current is not modified, but for reading again the
+// skeletons it was left without (CheckResult.Load).
+func Candidate(ctx context.Context, res *CheckResult, o CandidateOptions) (*lock.Lock, error) {
 	if res == nil || res.Current == nil {
 		return nil, errors.New("candidate lock: the check captured nothing")
+	}
+	if err := res.Current.Load(ctx); err != nil {
+		return nil, fmt.Errorf("candidate lock: %w", err)
 	}
 	l := *res.Current
 	if !o.AllowSecretInLock {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestCandidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := Candidate(res, tt.opts)
+			l, err := Candidate(context.Background(), res, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,10 +89,10 @@ func TestCandidate(t *testing.T) {
 // TestCandidateRefuses covers a check without a capture and a surface that
 // would store a secret verbatim.
 func TestCandidateRefuses(t *testing.T) {
-	if _, err := Candidate(nil, CandidateOptions{}); err == nil {
+	if _, err := Candidate(context.Background(), nil, CandidateOptions{}); err == nil {
 		t.Error("Candidate(nil) succeeded")
 	}
-	if _, err := Candidate(&CheckResult{}, CandidateOptions{}); err == nil {
+	if _, err := Candidate(context.Background(), &CheckResult{}, CandidateOptions{}); err == nil {
 		t.Error("Candidate without a current lock succeeded")
 	}
 	base, err := lock.ReadFile(demoLock(t))
@@ -100,12 +101,12 @@ func TestCandidateRefuses(t *testing.T) {
 	}
 	secret := *base
 	secret.Server.Args = append(append([]string{}, base.Server.Args...), "ghp_"+strings.Repeat("a1B2", 9))
-	_, err = Candidate(&CheckResult{Current: &secret}, CandidateOptions{})
+	_, err = Candidate(context.Background(), &CheckResult{Current: &secret}, CandidateOptions{})
 	var se *StoredSecretError
 	if !errors.As(err, &se) {
 		t.Fatalf("Candidate with a token in argv = %v, want a StoredSecretError", err)
 	}
-	if l, err := Candidate(&CheckResult{Current: &secret}, CandidateOptions{AllowSecretInLock: true}); err != nil || l == nil {
+	if l, err := Candidate(context.Background(), &CheckResult{Current: &secret}, CandidateOptions{AllowSecretInLock: true}); err != nil || l == nil {
 		t.Errorf("AllowSecretInLock: %v", err)
 	}
 }

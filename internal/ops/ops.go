@@ -387,6 +387,11 @@ type CheckOptions struct {
 // from the fresh capture, the drift between them and the current surface's
 // static findings.
 type CheckResult struct {
+	// Baseline and Current are the lock checked against and the one the
+	// check built. After a check of a surface file, the entries the two
+	// share byte for byte may stand without their skeletons' text, read
+	// again from the lock file by Load: call it before writing, hashing
+	// or showing either beyond its hashes (lock.Lock.Load).
 	Baseline *lock.Lock
 	Current  *lock.Lock
 	Drift    []drift.Item
@@ -471,6 +476,14 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !snap.present() && o.Consensus == nil {
+			// The entries a tool's text finds in the lock are left
+			// without their skeletons' text: only a snapshot's
+			// verification and the community comparison read every
+			// skeleton, and drift reads those of the entries that differ
+			// (loaded below).
+			known.LeaveUnloaded()
+		}
 		read, serr := readSurfaceKnown(ctx, o.Surface, o.Stdin, o.Target.MaxItems, nil, known)
 		base, err = known.Finish(ctx)
 		restoreGC()
@@ -533,6 +546,10 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		captured = s
 	}
 	cur, fs := b.lock, b.findings
+	// The entries whose schemas drift are compared skeleton by skeleton.
+	if err := lock.LoadDiffering(ctx, base, cur); err != nil {
+		return nil, err
+	}
 	res := &CheckResult{
 		Baseline:    base,
 		Current:     cur,
@@ -563,6 +580,20 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Load reads again the entries of Baseline and Current left without their
+// skeletons' text (see CheckResult), so that both are whole.
+func (r *CheckResult) Load(ctx context.Context) error {
+	for _, l := range []*lock.Lock{r.Baseline, r.Current} {
+		if l == nil {
+			continue
+		}
+		if err := l.Load(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newFindings(approved, current []lock.Finding) []lock.Finding {

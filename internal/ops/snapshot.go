@@ -51,6 +51,9 @@ func startSnapshot(ctx context.Context, lockPath string) *pendingSnapshot {
 	return p
 }
 
+// present reports whether there is a snapshot to verify.
+func (p *pendingSnapshot) present() bool { return p.done != nil }
+
 // verify waits for the snapshot and verifies it against l (see
 // readSnapshot).
 func (p *pendingSnapshot) verify(l *lock.Lock) (*surface.Surface, error) {

@@ -154,7 +154,7 @@ func TestCheckSurfaceKeepsDrifted(t *testing.T) {
 	if d := res.BaselineSurface.Tools[0].DescriptionText(); d != "Reads a file." {
 		t.Fatalf("baseline description %q", d)
 	}
-	cand, err := Candidate(res, CandidateOptions{Version: "test"})
+	cand, err := Candidate(context.Background(), res, CandidateOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

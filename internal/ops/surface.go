@@ -648,14 +648,23 @@ func (p *toolPool) build(b *lock.Builder, sc *findings.Scanner, tp *surface.Tool
 		// one, and need not be read (lock.Deferred). While the lock is
 		// still being read, the text is kept to be looked up once it is.
 		text, again := p.texts.Get().(*[]byte), p.texts.Get().(*[]byte)
-		d.e, *text, err = b.BuildToolText(j.t, a, (*text)[:0], func(text []byte) bool {
-			if p.known.Ready() {
-				d.slot = p.known.Find(text, again)
-			} else {
+		find := func(text []byte) int {
+			if !p.known.Ready() {
 				d.later = bytes.Clone(text)
+				return -1
 			}
-			return true
-		})
+			return p.known.Find(text, again)
+		}
+		if p.known.Unloaded() {
+			// The entry taken is the lock's, byte for byte: its
+			// skeletons are read again from there if ever needed.
+			d.e, *text, d.slot, err = b.BuildToolFound(j.t, a, (*text)[:0], p.known, find)
+		} else {
+			d.e, *text, err = b.BuildToolText(j.t, a, (*text)[:0], func(text []byte) bool {
+				d.slot = find(text)
+				return true
+			})
+		}
 		p.texts.Put(text)
 		p.texts.Put(again)
 	case p.sink == nil:
