@@ -42,41 +42,14 @@ type entryPlace struct {
 // (whole already), is left as it is when nothing of it is needed, and
 // otherwise refused.
 func LoadDiffering(ctx context.Context, a, b *Lock) error {
-	type hashes struct{ in, out []string }
-	byName := func(l *Lock) map[string]*hashes {
-		m := make(map[string]*hashes, len(l.Tools))
-		for _, t := range l.Tools {
-			h := m[t.Name]
-			if h == nil {
-				h = &hashes{}
-				m[t.Name] = h
-			}
-			h.in, h.out = append(h.in, t.InputSchemaHash), append(h.out, t.OutputSchemaHash)
-		}
-		return m
-	}
-	// differs reports whether t's schemas differ from any entry of the
-	// same name in other.
-	differs := func(t *Tool, other map[string]*hashes) bool {
-		h := other[t.Name]
-		if h == nil {
-			return false
-		}
-		for i := range h.in {
-			if h.in[i] != t.InputSchemaHash || h.out[i] != t.OutputSchemaHash {
-				return true
-			}
-		}
-		return false
-	}
-	am, bm := byName(a), byName(b)
+	am, bm := indexByName(a.Tools), indexByName(b.Tools)
 	for _, side := range []struct {
-		l     *Lock
-		other map[string]*hashes
-	}{{a, bm}, {b, am}} {
+		l, other *Lock
+		byName   toolsByName
+	}{{a, b, bm}, {b, a, am}} {
 		var need []int
 		for i := range side.l.Tools {
-			if t := &side.l.Tools[i]; t.unloaded && differs(t, side.other) {
+			if t := &side.l.Tools[i]; t.unloaded && side.byName.differs(t, side.other.Tools) {
 				need = append(need, i)
 			}
 		}
@@ -85,6 +58,51 @@ func LoadDiffering(ctx context.Context, a, b *Lock) error {
 		}
 	}
 	return nil
+}
+
+// toolsByName indexes a lock's tools by name without an allocation per
+// tool (a check calls LoadDiffering on two locks of thousands each): first
+// is the first entry of each name, next the entry after each one with its
+// name (-1: none).
+type toolsByName struct {
+	first map[string]int
+	next  []int
+}
+
+func indexByName(tools []Tool) toolsByName {
+	x := toolsByName{first: make(map[string]int, len(tools)), next: make([]int, len(tools))}
+	last := make(map[string]int)
+	for i := range tools {
+		x.next[i] = -1
+		name := tools[i].Name
+		if _, ok := x.first[name]; !ok {
+			x.first[name] = i
+			continue
+		}
+		// A repeated name (rare): chained from the last one seen.
+		j, ok := last[name]
+		if !ok {
+			j = x.first[name]
+		}
+		x.next[j] = i
+		last[name] = i
+	}
+	return x
+}
+
+// differs reports whether t's schemas differ from those of any entry of
+// the same name among tools, which x indexes.
+func (x toolsByName) differs(t *Tool, tools []Tool) bool {
+	i, ok := x.first[t.Name]
+	if !ok {
+		return false
+	}
+	for ; i >= 0; i = x.next[i] {
+		if o := &tools[i]; o.InputSchemaHash != t.InputSchemaHash || o.OutputSchemaHash != t.OutputSchemaHash {
+			return true
+		}
+	}
+	return false
 }
 
 // Load reads again, whole, every tool entry of l that was read or built
