@@ -10,6 +10,7 @@ package caps
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wardenlock/warden/internal/jsonv"
 )
@@ -164,13 +165,7 @@ func segmentBits(s string, buf *[64]byte) uint16 {
 	if s == "" {
 		return 0
 	}
-	if !isASCII(s) {
-		for _, seg := range tokenizeRunes(s) {
-			bits |= lookupBits(seg)
-		}
-		return bits
-	}
-	splitASCII(s, func(piece string) {
+	ascii := func(piece string) {
 		if len(piece) > len(buf) {
 			bits |= lookupBits(strings.ToLower(piece))
 			return
@@ -184,7 +179,26 @@ func segmentBits(s string, buf *[64]byte) uint16 {
 			b[i] = c
 		}
 		bits |= lookupBitsBytes(b)
-	})
+	}
+	switch {
+	case isASCII(s):
+		splitASCII(s, ascii)
+	case utf8.ValidString(s):
+		// Most pieces of a name in another script are ASCII or not
+		// letters at all; only those with other characters need
+		// Python's lower-casing, which may make ASCII of them.
+		splitRunes(s, func(piece string) {
+			if isASCII(piece) {
+				ascii(piece)
+			} else {
+				bits |= lookupBits(Lower(piece))
+			}
+		})
+	default:
+		for _, seg := range tokenizeRuneSlice(s) {
+			bits |= lookupBits(seg)
+		}
+	}
 	return bits
 }
 

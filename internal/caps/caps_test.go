@@ -246,6 +246,7 @@ func FuzzTokenize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkTokenizeASCII(t, s)
+		checkSplitRunes(t, s)
 		toks := Tokenize(s)
 		for _, tok := range toks {
 			if tok == "" {
@@ -269,6 +270,37 @@ func TestTokenizeASCIIMatchesRunes(t *testing.T) {
 	for _, s := range []string{"", "a", "runShellCommand", "run_shell_command", "run-shell.command", "getURL", "file2Path",
 		"HTTPServer", "READfile", "__x__", "a\x1cb", "A", "AB", "ABc", "aB", "1A", "x..y", " ", "Q1q", "already lower"} {
 		checkTokenizeASCII(t, s)
+	}
+}
+
+// TestSplitRunesMatchesRuneSlice holds the substring path for valid UTF-8
+// (splitRunes, and segmentBits over it) to the rune-slice one.
+func TestSplitRunesMatchesRuneSlice(t *testing.T) {
+	for _, s := range []string{"", "données_1", "🔍_user_8236", "ファイル_4", "fooÄbc", "ÄBc", "aÄB", "xAΣb", "AΣB", "HTTPΣerver",
+		"read\u00a0file", "run\u3000Shell", "\u212Aey_path", "lİst", "ΣΑΣ", "AΣ'B", "Q1q", "a1B2c3D", "fileÜPath", "getURL_ä",
+		"écrireFichier", "deleteÉ", "é", "__é__", "Aé", "AAé", "ABé", "ABc"} {
+		checkSplitRunes(t, s)
+	}
+}
+
+// checkSplitRunes fails unless, for a valid UTF-8 s, tokenizeRunes and
+// segmentBits agree with the rune-slice tokenizer.
+func checkSplitRunes(t *testing.T, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		return
+	}
+	got, want := tokenizeRunes(s), tokenizeRuneSlice(s)
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+		t.Fatalf("Tokenize(%q): substrings %q, rune slice %q", s, got, want)
+	}
+	var bits uint16
+	for _, seg := range want {
+		bits |= lookupBits(seg)
+	}
+	var buf [64]byte
+	if b := segmentBits(s, &buf); b != bits {
+		t.Fatalf("segmentBits(%q) = %b, the rune slice's segments give %b", s, b, bits)
 	}
 }
 

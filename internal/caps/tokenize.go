@@ -1,6 +1,9 @@
 package caps
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Tokenize splits an identifier into lower-cased segments the way the
 // reference tokenizer does, so that "runShellCommand", "run_shell_command"
@@ -70,6 +73,45 @@ func splitASCII(s string, f func(piece string)) {
 
 // tokenizeRunes is Tokenize for any s.
 func tokenizeRunes(s string) []string {
+	if !utf8.ValidString(s) {
+		return tokenizeRuneSlice(s)
+	}
+	var out []string
+	splitRunes(s, func(piece string) { out = append(out, Lower(piece)) })
+	return out
+}
+
+// splitRunes is splitASCII for any valid UTF-8 s: each piece is a
+// substring of s. Only ASCII letters and digits make boundaries, so the
+// rune after a capital needs looking at only when it is an ASCII byte.
+func splitRunes(s string, f func(piece string)) {
+	start := 0
+	prev := rune(-1)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isDelimiter(r) {
+			if i > start {
+				f(s[start:i])
+			}
+			start = i + size
+		} else if i > start && isUpper(r) {
+			next := i + size
+			if isLower(prev) || isDigit(prev) || isUpper(prev) && next < len(s) && isLower(rune(s[next])) {
+				f(s[start:i])
+				start = i
+			}
+		}
+		prev = r
+		i += size
+	}
+	if len(s) > start {
+		f(s[start:])
+	}
+}
+
+// tokenizeRuneSlice is Tokenize for an s that is not valid UTF-8, rune by
+// rune as Go converts it: each invalid byte is a U+FFFD of its own.
+func tokenizeRuneSlice(s string) []string {
 	rs := []rune(s)
 	var out []string
 	start := 0 // first rune of the current piece
