@@ -61,6 +61,44 @@ func readDeferredTaking(t testing.TB, path string, tools []Tool, texts [][]byte)
 	return l, taken, err
 }
 
+// readDeferredFound is readDeferredTaking with the tools built by
+// Builder.BuildToolFound, so that those taken stand without their
+// skeletons' text: it returns the lock once Verify has been run on it as
+// it stands (verified, the error of that) and Load has read them again.
+func readDeferredFound(t testing.TB, path string) (l *Lock, taken int, verified, err error) {
+	t.Helper()
+	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := surface.FromVector(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadFileDeferred(context.Background(), path)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	d.LeaveUnloaded()
+	b := NewBuilder()
+	var buf []byte
+	for _, st := range s.Tools {
+		e, _, slot, err := b.BuildToolFound(st, caps.Analyze(st.Name, st.InputSchema), nil, d, func(text []byte) int { return d.Find(text, &buf) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slot >= 0 {
+			d.Take(slot, e)
+			taken++
+		}
+	}
+	if l, err = d.Finish(context.Background()); err != nil {
+		return nil, taken, nil, err
+	}
+	verified = Verify(l)
+	return l, taken, verified, l.Load(context.Background())
+}
+
 // TestReadFileDeferredIsReadFile checks that a lock read deferred, the
 // demo tools taken for the entries whose text is theirs, is the lock the
 // plain read gives, refusal and verification alike, for the cases of
@@ -133,6 +171,18 @@ func TestReadFileDeferredIsReadFile(t *testing.T) {
 			}
 			if g, w := fmt.Sprint(Verify(got)), fmt.Sprint(Verify(want)); g != w {
 				t.Fatalf("Verify = %s, of the plain read %s", g, w)
+			}
+			// The same with the entries taken left without their
+			// skeletons' text, then read again.
+			found, n, verified, err := readDeferredFound(t, p)
+			if err != nil || n != tc.taken {
+				t.Fatalf("left unloaded: %d taken, %v", n, err)
+			}
+			if g, w := fmt.Sprint(verified), fmt.Sprint(Verify(want)); g != w {
+				t.Fatalf("left unloaded: Verify = %s, of the plain read %s", g, w)
+			}
+			if !bytes.Equal(Marshal(found), Marshal(want)) {
+				t.Fatalf("left unloaded and read again: differs from the plain read's")
 			}
 		})
 	}
@@ -212,6 +262,18 @@ func FuzzReadFileDeferred(f *testing.F) {
 			}
 			if g, w := fmt.Sprint(Verify(got)), fmt.Sprint(Verify(want)); g != w {
 				t.Fatalf("Verify = %s, of the plain read %s", g, w)
+			}
+		}
+		found, _, verified, err := readDeferredFound(t, p)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("left unloaded: err = %v, the plain read's %v", err, wantErr)
+		}
+		if wantErr == nil {
+			if g, w := fmt.Sprint(verified), fmt.Sprint(Verify(want)); g != w {
+				t.Fatalf("left unloaded: Verify = %s, of the plain read %s", g, w)
+			}
+			if !bytes.Equal(Marshal(found), Marshal(want)) {
+				t.Fatal("left unloaded and read again: differs from the plain read's")
 			}
 		}
 	})
