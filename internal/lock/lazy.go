@@ -42,22 +42,104 @@ type entryPlace struct {
 // (whole already), is left as it is when nothing of it is needed, and
 // otherwise refused.
 func LoadDiffering(ctx context.Context, a, b *Lock) error {
-	am, bm := indexByName(a.Tools), indexByName(b.Tools)
-	for _, side := range []struct {
-		l, other *Lock
-		byName   toolsByName
-	}{{a, b, bm}, {b, a, am}} {
-		var need []int
-		for i := range side.l.Tools {
-			if t := &side.l.Tools[i]; t.unloaded && side.byName.differs(t, side.other.Tools) {
-				need = append(need, i)
-			}
-		}
-		if err := side.l.load(ctx, need); err != nil {
-			return err
+	var needA, needB []int
+	if !anyUnloaded(a.Tools) && !anyUnloaded(b.Tools) {
+		return nil
+	}
+	if sortedByName(a.Tools) && sortedByName(b.Tools) {
+		// The common case (both locks in the order warden writes): one
+		// walk over the two lists, name group by name group.
+		needA, needB = differingSorted(a.Tools, b.Tools)
+	} else {
+		needA, needB = differingIndexed(a.Tools, b.Tools)
+	}
+	if err := a.load(ctx, needA); err != nil {
+		return err
+	}
+	return b.load(ctx, needB)
+}
+
+// differingIndexed is differingSorted for tools in any order, through an
+// index of each list by name.
+func differingIndexed(a, b []Tool) (needA, needB []int) {
+	am, bm := indexByName(a), indexByName(b)
+	for i := range a {
+		if t := &a[i]; t.unloaded && bm.differs(t, b) {
+			needA = append(needA, i)
 		}
 	}
-	return nil
+	for i := range b {
+		if t := &b[i]; t.unloaded && am.differs(t, a) {
+			needB = append(needB, i)
+		}
+	}
+	return needA, needB
+}
+
+// anyUnloaded reports whether any of tools stands without its skeletons.
+func anyUnloaded(tools []Tool) bool {
+	for i := range tools {
+		if tools[i].unloaded {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedByName reports whether tools are in name order (byte order, as
+// Builder.Finish sorts them; repeated names next to each other).
+func sortedByName(tools []Tool) bool {
+	for i := 1; i < len(tools); i++ {
+		if tools[i].Name < tools[i-1].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// differingSorted is what LoadDiffering loads of a and b, both in name
+// order: the unloaded entries of each whose schema hashes differ from
+// those of an entry of the same name in the other.
+func differingSorted(a, b []Tool) (needA, needB []int) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Name < b[j].Name:
+			i++
+		case a[i].Name > b[j].Name:
+			j++
+		default:
+			name := a[i].Name
+			ai, bj := i, j
+			for i < len(a) && a[i].Name == name {
+				i++
+			}
+			for j < len(b) && b[j].Name == name {
+				j++
+			}
+			needA = appendDiffering(needA, a, ai, i, b[bj:j])
+			needB = appendDiffering(needB, b, bj, j, a[ai:i])
+		}
+	}
+	return needA, needB
+}
+
+// appendDiffering appends to need the indexes from lo to hi of the
+// unloaded entries of tools whose schemas differ from any of others.
+func appendDiffering(need []int, tools []Tool, lo, hi int, others []Tool) []int {
+	for k := lo; k < hi; k++ {
+		t := &tools[k]
+		if !t.unloaded {
+			continue
+		}
+		for o := range others {
+			if others[o].InputSchemaHash != t.InputSchemaHash || others[o].OutputSchemaHash != t.OutputSchemaHash {
+				need = append(need, k)
+				break
+			}
+		}
+	}
+	return need
 }
 
 // toolsByName indexes a lock's tools by name without an allocation per

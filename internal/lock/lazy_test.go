@@ -3,8 +3,10 @@ package lock
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +102,39 @@ func reseal(t *testing.T, l *Lock) {
 	var err error
 	if l.OverallDigest, err = OverallDigest(l); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDifferingSortedIsIndexed holds the walk LoadDiffering takes over two
+// locks in name order to the index it builds for locks in any other: the
+// same entries to load, for random lists with repeated names, unloaded
+// entries and schema hashes that differ.
+func TestDifferingSortedIsIndexed(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 1))
+	list := func() []Tool {
+		tools := make([]Tool, r.IntN(12))
+		for i := range tools {
+			tools[i] = Tool{
+				Name:             string(rune('a' + r.IntN(5))),
+				InputSchemaHash:  string(rune('0' + r.IntN(2))),
+				OutputSchemaHash: string(rune('0' + r.IntN(2))),
+				unloaded:         r.IntN(2) == 0,
+			}
+		}
+		slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		return tools
+	}
+	loads := 0
+	for range 2000 {
+		a, b := list(), list()
+		sa, sb := differingSorted(a, b)
+		ia, ib := differingIndexed(a, b)
+		if !slices.Equal(sa, ia) || !slices.Equal(sb, ib) {
+			t.Fatalf("a %v\nb %v\nsorted walk loads %v, %v; index %v, %v", a, b, sa, sb, ia, ib)
+		}
+		loads += len(sa) + len(sb)
+	}
+	if loads == 0 {
+		t.Fatal("no case loads anything: the comparison is empty")
 	}
 }
