@@ -484,17 +484,34 @@ func Check(ctx context.Context, o CheckOptions) (*CheckResult, error) {
 			// (loaded below).
 			known.LeaveUnloaded()
 		}
-		read, serr := readSurfaceKnown(ctx, o.Surface, o.Stdin, o.Target.MaxItems, nil, known)
-		base, err = known.Finish(ctx)
+		// The lock is finished and verified on a goroutine of its own as
+		// soon as the last tool is taken, beside the rest of the
+		// surface's lock (sorting, the overall digest, the findings).
+		type finished struct {
+			l   *lock.Lock
+			err error
+		}
+		baseDone := make(chan finished, 1)
+		finishBase := func() {
+			go func() {
+				l, err := known.Finish(ctx)
+				if err == nil && Cancelled(ctx) == nil {
+					err = verifyLock(o.LockPath, l)
+				}
+				baseDone <- finished{l, err}
+			}()
+		}
+		k := &against{d: known, final: finishBase}
+		read, serr := readSurfaceKnown(ctx, o.Surface, o.Stdin, o.Target.MaxItems, nil, k)
+		k.tookAll()
+		f := <-baseDone
+		base, err = f.l, f.err
 		restoreGC()
 		if cerr := Cancelled(ctx); err != nil && cerr != nil {
 			err = cerr
 		}
 		if err == nil {
 			err = Cancelled(ctx)
-		}
-		if err == nil {
-			err = verifyLock(o.LockPath, base)
 		}
 		if err == nil {
 			baseSurface, err = snap.verify(base)

@@ -118,7 +118,7 @@ func readSurface(ctx context.Context, path string, stdin io.Reader, maxItems int
 // read but for the tool entries (nil: none): each tool built is also
 // rendered as a lock holds it, and taken for the entry of known of that
 // text (lock.Deferred).
-func readSurfaceKnown(ctx context.Context, path string, stdin io.Reader, maxItems int, sink *lockSink, known *lock.Deferred) (*built, error) {
+func readSurfaceKnown(ctx context.Context, path string, stdin io.Reader, maxItems int, sink *lockSink, known *against) (*built, error) {
 	workers := runtime.GOMAXPROCS(0)
 	if path != "-" && (workers > 1 || sink != nil) {
 		var b *built
@@ -140,6 +140,32 @@ func readSurfaceKnown(ctx context.Context, path string, stdin io.Reader, maxItem
 		}
 	}
 	return readSurfaceOn(ctx, path, stdin, maxItems, workers, sink, known, false)
+}
+
+// against is the lock a check of a surface file reads the surface
+// against (see lock.Deferred), and what to do once the entries it takes
+// are all taken.
+type against struct {
+	d *lock.Deferred
+	// final, when set, is called (once) when the tools built are final,
+	// before the read builds the rest of its lock.
+	final func()
+	once  sync.Once
+}
+
+// deferred is the lock read deferred, or nil.
+func (a *against) deferred() *lock.Deferred {
+	if a == nil {
+		return nil
+	}
+	return a.d
+}
+
+// tookAll says that every entry to be taken is taken.
+func (a *against) tookAll() {
+	if a != nil && a.final != nil {
+		a.once.Do(a.final)
+	}
 }
 
 // errRefused is the failure of a read that cut tools out unparsed: the
@@ -336,7 +362,7 @@ func openSurface(ctx context.Context, path string, stdin io.Reader, maxItems int
 // readSurfaceOn is readSurface building tools on the given number of
 // goroutines; with raw, decoding them there too, and failing with
 // errRefused (unless cancelled) whatever the refusal.
-func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, workers int, sink *lockSink, known *lock.Deferred, raw bool) (*built, error) {
+func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, workers int, sink *lockSink, known *against, raw bool) (*built, error) {
 	if err := Cancelled(ctx); err != nil {
 		return nil, err
 	}
@@ -348,7 +374,7 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	b := lock.NewBuilder()
 	var sc findings.Scanner
 	tools := newToolPool(b, &sc, workers, sink)
-	tools.known = known
+	tools.known = known.deferred()
 	h := entryHandler(b, &sc, sink, maxItems)
 	h.Tool = func(t surface.Tool) error {
 		if err := ctx.Err(); err != nil {
@@ -379,6 +405,8 @@ func readSurfaceOn(ctx context.Context, path string, stdin io.Reader, maxItems, 
 	if raw && (err != nil || toolErr != nil || writeErr != nil) {
 		return nil, errRefused
 	}
+	// No tool is read again: every entry the check takes is taken.
+	known.tookAll()
 	var pe *jsonv.ParseError
 	var le *jsonv.ValueLimitError
 	switch {
