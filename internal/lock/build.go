@@ -1,6 +1,8 @@
 package lock
 
 import (
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -251,28 +253,52 @@ func (b *Builder) Finish() (*Lock, error) {
 
 // sortToolsStable sorts tools by name, keeping repeated names in their
 // order, as slices.SortStableFunc would. A Tool is some twenty words: the
-// order is found on indexes and each entry then moved once, where a
-// stable merge sort moves entries many times over.
+// order is found on small keys — each name's first sixteen bytes as two
+// numbers, and its index — and each entry then moved once, where a stable
+// merge sort moves entries many times over and each comparison of names
+// would reach into two entries and their names' bytes.
 func sortToolsStable(tools []Tool) []Tool {
 	byName := func(x, y Tool) int { return strings.Compare(x.Name, y.Name) }
 	if slices.IsSortedFunc(tools, byName) {
 		return tools
 	}
-	order := make([]int32, len(tools))
-	for i := range order {
-		order[i] = int32(i)
+	keys := make([]nameKey, len(tools))
+	for i := range tools {
+		keys[i] = newNameKey(tools[i].Name, i)
 	}
-	slices.SortFunc(order, func(i, j int32) int {
-		if c := strings.Compare(tools[i].Name, tools[j].Name); c != 0 {
+	slices.SortFunc(keys, func(x, y nameKey) int {
+		if c := cmp.Compare(x.hi, y.hi); c != 0 {
 			return c
 		}
-		return int(i - j)
+		if c := cmp.Compare(x.lo, y.lo); c != 0 {
+			return c
+		}
+		if c := strings.Compare(tools[x.i].Name, tools[y.i].Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
 	})
 	sorted := make([]Tool, len(tools))
-	for k, i := range order {
-		sorted[k] = tools[i]
+	for k, key := range keys {
+		sorted[k] = tools[key.i]
 	}
 	return sorted
+}
+
+// nameKey orders a tool by its name's first sixteen bytes, zero-padded and
+// read big-endian: two keys that differ order their names as
+// strings.Compare does (a shorter name that is a prefix of a longer one
+// pads with zeros, which no byte is below), and equal keys compare the
+// names whole.
+type nameKey struct {
+	hi, lo uint64
+	i      int32
+}
+
+func newNameKey(name string, i int) nameKey {
+	var b [16]byte
+	copy(b[:], name)
+	return nameKey{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:]), i: int32(i)}
 }
 
 // BuildServer computes the launch identity and its command_digest (SPEC §6.1):
@@ -496,9 +522,7 @@ func buildResource(h *canon.Hasher, r surface.Resource) (Resource, error) {
 	if e.DescriptionHash, err = hashOr(h, r.Description, emptyStringDigest); err != nil {
 		return Resource{}, fmt.Errorf("description: %w", err)
 	}
-	if e.EntryDigest, err = h.Hash(ResourceBody(e)); err != nil {
-		return Resource{}, fmt.Errorf("entry_digest: %w", err)
-	}
+	e.EntryDigest = resourceDigest(h, &e)
 	return e, nil
 }
 
@@ -514,9 +538,7 @@ func buildPrompt(h *canon.Hasher, p surface.Prompt) (Prompt, error) {
 	if e.ArgumentsHash, err = hashOr(h, p.Arguments, emptyArrayDigest); err != nil {
 		return Prompt{}, fmt.Errorf("arguments: %w", err)
 	}
-	if e.EntryDigest, err = h.Hash(PromptBody(e)); err != nil {
-		return Prompt{}, fmt.Errorf("entry_digest: %w", err)
-	}
+	e.EntryDigest = promptDigest(h, &e)
 	return e, nil
 }
 
@@ -646,6 +668,47 @@ func sameBody(a, b *Tool) bool {
 		a.unloaded == b.unloaded
 }
 
+// resourceDigest is the entry digest of r — the hash of ResourceBody(r) —
+// written straight into the digest: the body's four keys in canonical
+// order around its strings (TestEntryDigestsMatchTree holds it to hashing
+// the tree).
+func resourceDigest(h *canon.Hasher, r *Resource) string {
+	h.Begin()
+	h.WriteRaw(`{"description_hash":`)
+	h.WriteString(r.DescriptionHash)
+	h.WriteRaw(`,"mime_type":`)
+	writeStrOrNull(h, r.MimeType)
+	h.WriteRaw(`,"name":`)
+	writeStrOrNull(h, r.Name)
+	h.WriteRaw(`,"uri":`)
+	h.WriteString(r.URI)
+	h.WriteRaw("}")
+	return h.Sum()
+}
+
+// promptDigest is the entry digest of p — the hash of PromptBody(p) —
+// written straight into the digest.
+func promptDigest(h *canon.Hasher, p *Prompt) string {
+	h.Begin()
+	h.WriteRaw(`{"arguments_hash":`)
+	h.WriteString(p.ArgumentsHash)
+	h.WriteRaw(`,"description_hash":`)
+	h.WriteString(p.DescriptionHash)
+	h.WriteRaw(`,"name":`)
+	h.WriteString(p.Name)
+	h.WriteRaw("}")
+	return h.Sum()
+}
+
+// writeStrOrNull writes s as a JSON string, or null for none.
+func writeStrOrNull(h *canon.Hasher, s *string) {
+	if s == nil {
+		h.WriteRaw("null")
+		return
+	}
+	h.WriteString(*s)
+}
+
 // ResourceBody is the object a resource's entry_digest covers.
 func ResourceBody(r Resource) *jsonv.Value {
 	return jsonv.NewObject(
@@ -749,21 +812,15 @@ func Verify(l *Lock) error {
 			return fmt.Errorf("$.tools[%d].entry_digest does not match the entry (tool %q)", i, t.Name)
 		}
 	}
-	for i, r := range l.Resources {
-		d, err := h.Hash(ResourceBody(r))
-		if err != nil {
-			return fmt.Errorf("$.resources[%d]: %w", i, err)
-		}
-		if d != r.EntryDigest {
+	for i := range l.Resources {
+		r := &l.Resources[i]
+		if d := resourceDigest(h, r); d != r.EntryDigest {
 			return fmt.Errorf("$.resources[%d].entry_digest does not match the entry (resource %q)", i, r.URI)
 		}
 	}
-	for i, p := range l.Prompts {
-		d, err := h.Hash(PromptBody(p))
-		if err != nil {
-			return fmt.Errorf("$.prompts[%d]: %w", i, err)
-		}
-		if d != p.EntryDigest {
+	for i := range l.Prompts {
+		p := &l.Prompts[i]
+		if d := promptDigest(h, p); d != p.EntryDigest {
 			return fmt.Errorf("$.prompts[%d].entry_digest does not match the entry (prompt %q)", i, p.Name)
 		}
 	}

@@ -3,6 +3,7 @@ package lock
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -301,6 +302,33 @@ func TestSortToolsStable(t *testing.T) {
 		for i := range want {
 			if got[i].Name != want[i].Name || got[i].EntryDigest != want[i].EntryDigest {
 				t.Fatalf("order %v: got %v, want %v", order, got, want)
+			}
+		}
+	}
+}
+
+// TestSortToolsStableKeys holds sortToolsStable to slices.SortStableFunc on
+// names that its sixteen-byte keys cannot tell apart alone: a shared
+// prefix of sixteen bytes and more, NUL bytes (which pad the key too),
+// repeated names, and bytes above 0x7f.
+func TestSortToolsStableKeys(t *testing.T) {
+	parts := []string{"", "\x00", "a", "b", "0123456789abcdef", "0123456789abcde", "é", "\xff", "zz"}
+	r := rand.New(rand.NewPCG(16, 27))
+	for range 500 {
+		var tools []Tool
+		for k := range 1 + r.IntN(30) {
+			var name string
+			for range r.IntN(4) {
+				name += parts[r.IntN(len(parts))]
+			}
+			tools = append(tools, Tool{Name: name, EntryDigest: fmt.Sprint(k)})
+		}
+		want := slices.Clone(tools)
+		slices.SortStableFunc(want, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		got := sortToolsStable(slices.Clone(tools))
+		for i := range want {
+			if got[i].Name != want[i].Name || got[i].EntryDigest != want[i].EntryDigest {
+				t.Fatalf("at %d: got %q (%s), want %q (%s)", i, got[i].Name, got[i].EntryDigest, want[i].Name, want[i].EntryDigest)
 			}
 		}
 	}

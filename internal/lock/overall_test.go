@@ -57,3 +57,35 @@ func TestOverallDigestMatchesTree(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryDigestsMatchTree: the resource and prompt digests written
+// straight into the hasher are the hashes of ResourceBody and PromptBody,
+// for absent and present optional fields and strings that need escaping.
+func TestEntryDigestsMatchTree(t *testing.T) {
+	odd := "\"q\"\\ \u00e9\u2028\x01\x1f\U0001F600 \xff"
+	empty := ""
+	strs := []*string{nil, &empty, &odd}
+	h := &canon.Hasher{}
+	for _, uri := range []string{"file:///r", odd, ""} {
+		for _, name := range strs {
+			for _, mime := range strs {
+				r := Resource{URI: uri, Name: name, MimeType: mime, DescriptionHash: "sha256:" + uri}
+				want, err := canon.Hash(ResourceBody(r))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := resourceDigest(h, &r); got != want {
+					t.Errorf("resource %+v: %s, the tree hashes to %s", r, got, want)
+				}
+			}
+		}
+		p := Prompt{Name: uri, DescriptionHash: odd, ArgumentsHash: "sha256:" + uri}
+		want, err := canon.Hash(PromptBody(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := promptDigest(h, &p); got != want {
+			t.Errorf("prompt %+v: %s, the tree hashes to %s", p, got, want)
+		}
+	}
+}
