@@ -14,21 +14,13 @@ import (
 	"github.com/wardenlock/warden/internal/canon"
 	"github.com/wardenlock/warden/internal/caps"
 	"github.com/wardenlock/warden/internal/jsonv"
-	"github.com/wardenlock/warden/internal/surface"
 )
 
 // demoTools returns the demo surface's tools, built whole with the text
 // BuildToolText renders for each.
 func demoTools(t testing.TB) (tools []Tool, texts [][]byte) {
 	t.Helper()
-	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := surface.FromVector(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := demoSurfaceOf(t)
 	b := NewBuilder()
 	for _, st := range s.Tools {
 		e, text, err := b.BuildToolText(st, caps.Analyze(st.Name, st.InputSchema), nil, func([]byte) bool { return true })
@@ -67,14 +59,7 @@ func readDeferredTaking(t testing.TB, path string, tools []Tool, texts [][]byte)
 // it stands (verified, the error of that) and Load has read them again.
 func readDeferredFound(t testing.TB, path string) (l *Lock, taken int, verified, err error) {
 	t.Helper()
-	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := surface.FromVector(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := demoSurfaceOf(t)
 	d, err := ReadFileDeferred(context.Background(), path)
 	if err != nil {
 		return nil, 0, nil, err
@@ -334,14 +319,7 @@ func TestBuildToolFoundLoads(t *testing.T) {
 	if err := os.WriteFile(path, Marshal(buildDemo(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := surface.FromVector(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := demoSurfaceOf(t)
 	read := func() (*Lock, []Tool) {
 		d, err := ReadFileDeferred(context.Background(), path)
 		if err != nil {

@@ -21,7 +21,8 @@ const demoSurface = `{"command": "node", "args": ["server.js", "--flag"], "tools
  {"name": "echo", "description": "Échos — non-ASCII stays literal", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "maximum": 5.0}}}, "outputSchema": {"type": "object"}}
 ], "resources": [{"uri": "file:///etc/motd", "name": "motd", "mimeType": "text/plain"}], "prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}`
 
-func buildDemo(t testing.TB) *Lock {
+// demoSurfaceOf is the demo surface, parsed.
+func demoSurfaceOf(t testing.TB) *surface.Surface {
 	t.Helper()
 	v, err := jsonv.Parse([]byte(demoSurface), jsonv.Options{})
 	if err != nil {
@@ -31,6 +32,12 @@ func buildDemo(t testing.TB) *Lock {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func buildDemo(t testing.TB) *Lock {
+	t.Helper()
+	s := demoSurfaceOf(t)
 	l, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
