@@ -135,7 +135,7 @@ func (b *Builder) BuildToolText(t surface.Tool, a *caps.Analysis, dst []byte, ke
 	if keep == nil || !keep(dst[start:]) {
 		return Tool{Name: e.Name, EntryDigest: e.EntryDigest, HasV4: true}, dst, nil
 	}
-	b.keepSkeletons(&e, skel, out)
+	b.s.keepSkeletons(&e, skel, out)
 	return e, dst, nil
 }
 
@@ -157,7 +157,7 @@ func (b *Builder) BuildToolFound(t surface.Tool, a *caps.Analysis, dst []byte, d
 		e.memo = newToolMemo(e, false, e.EntryDigest)
 		return e, dst, slot, nil
 	}
-	b.keepSkeletons(&e, skel, out)
+	b.s.keepSkeletons(&e, skel, out)
 	return e, dst, -1, nil
 }
 
@@ -176,14 +176,14 @@ func (b *Builder) renderTool(t surface.Tool, a *caps.Analysis, dst []byte) (Tool
 	return e, skel, out, enc.b, nil
 }
 
-// keepSkeletons gives e, just built, its skeletons' compact text and the
-// memo of its body digest.
-func (b *Builder) keepSkeletons(e *Tool, skel, out *skeleton.Skeleton) {
-	b.s.raw = skel.AppendCompact(b.s.raw[:0])
-	e.SchemaSkeleton = jsonv.CompactRaw(b.s.raw)
+// keepSkeletons gives e, just built, its skeletons' compact text (written
+// through sc's scratch buffer) and the memo of its body digest.
+func (sc *scratch) keepSkeletons(e *Tool, skel, out *skeleton.Skeleton) {
+	sc.raw = skel.AppendCompact(sc.raw[:0])
+	e.SchemaSkeleton = jsonv.CompactRaw(sc.raw)
 	if out != nil {
-		b.s.raw = out.AppendCompact(b.s.raw[:0])
-		e.OutputSchemaSkeleton = jsonv.CompactRaw(b.s.raw)
+		sc.raw = out.AppendCompact(sc.raw[:0])
+		e.OutputSchemaSkeleton = jsonv.CompactRaw(sc.raw)
 	}
 	e.memo = newToolMemo(*e, false, e.EntryDigest)
 }
@@ -352,13 +352,7 @@ func buildTool(sc *scratch, t surface.Tool) (Tool, error) {
 	if err != nil {
 		return Tool{}, err
 	}
-	sc.raw = skel.AppendCompact(sc.raw[:0])
-	e.SchemaSkeleton = jsonv.CompactRaw(sc.raw)
-	if out != nil {
-		sc.raw = out.AppendCompact(sc.raw[:0])
-		e.OutputSchemaSkeleton = jsonv.CompactRaw(sc.raw)
-	}
-	e.memo = newToolMemo(e, false, e.EntryDigest)
+	sc.keepSkeletons(&e, skel, out)
 	return e, nil
 }
 

@@ -5,20 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/wardenlock/warden/internal/infile"
 	"github.com/wardenlock/warden/internal/jsonv"
 )
 
-// entrySource is where the tool entries of a lock read lazily stand in
-// its file: their skeletons are read from there again when a comparison
-// needs them.
+// entrySource is where the tool entries of a lock file stand, for those
+// read or taken without their skeletons (ReadFileLazy, a Deferred's
+// entries taken by Builder.BuildToolFound): their skeletons are read from
+// there again when they are needed (Lock.Load, LoadDiffering).
 type entrySource struct {
 	path string
 	// stamp is the file's as it was read: it is read again only while
 	// unchanged (see infile.File.Stamp).
 	stamp infile.Stamp
-	// at is each tool entry's place, in the order of the lock's Tools.
+	// at is each tool entry's place, in file order.
 	at []entryPlace
 }
 
@@ -42,38 +45,14 @@ type entryPlace struct {
 // (whole already), is left as it is when nothing of it is needed, and
 // otherwise refused.
 func LoadDiffering(ctx context.Context, a, b *Lock) error {
-	var needA, needB []int
 	if !anyUnloaded(a.Tools) && !anyUnloaded(b.Tools) {
 		return nil
 	}
-	if sortedByName(a.Tools) && sortedByName(b.Tools) {
-		// The common case (both locks in the order warden writes): one
-		// walk over the two lists, name group by name group.
-		needA, needB = differingSorted(a.Tools, b.Tools)
-	} else {
-		needA, needB = differingIndexed(a.Tools, b.Tools)
-	}
+	needA, needB := differing(a.Tools, b.Tools)
 	if err := a.load(ctx, needA); err != nil {
 		return err
 	}
 	return b.load(ctx, needB)
-}
-
-// differingIndexed is differingSorted for tools in any order, through an
-// index of each list by name.
-func differingIndexed(a, b []Tool) (needA, needB []int) {
-	am, bm := indexByName(a), indexByName(b)
-	for i := range a {
-		if t := &a[i]; t.unloaded && bm.differs(t, b) {
-			needA = append(needA, i)
-		}
-	}
-	for i := range b {
-		if t := &b[i]; t.unloaded && am.differs(t, a) {
-			needB = append(needB, i)
-		}
-	}
-	return needA, needB
 }
 
 // anyUnloaded reports whether any of tools stands without its skeletons.
@@ -86,53 +65,65 @@ func anyUnloaded(tools []Tool) bool {
 	return false
 }
 
-// sortedByName reports whether tools are in name order (byte order, as
-// Builder.Finish sorts them; repeated names next to each other).
-func sortedByName(tools []Tool) bool {
-	for i := 1; i < len(tools); i++ {
-		if tools[i].Name < tools[i-1].Name {
-			return false
-		}
-	}
-	return true
-}
-
-// differingSorted is what LoadDiffering loads of a and b, both in name
-// order: the unloaded entries of each whose schema hashes differ from
-// those of an entry of the same name in the other.
-func differingSorted(a, b []Tool) (needA, needB []int) {
+// differing returns the indexes, in a and in b, of the unloaded entries
+// whose schema hashes differ from those of an entry of the same name in
+// the other list. The two are walked in name order, name group by name
+// group, with no index of names: as they stand when in that order (as
+// warden writes them), else through an order sorted for the walk.
+func differing(a, b []Tool) (needA, needB []int) {
+	oa, ob := nameOrder(a), nameOrder(b)
 	i, j := 0, 0
-	for i < len(a) && j < len(b) {
+	for i < len(oa) && j < len(ob) {
+		x, y := a[oa[i]].Name, b[ob[j]].Name
 		switch {
-		case a[i].Name < b[j].Name:
+		case x < y:
 			i++
-		case a[i].Name > b[j].Name:
+		case x > y:
 			j++
 		default:
-			name := a[i].Name
 			ai, bj := i, j
-			for i < len(a) && a[i].Name == name {
+			for i < len(oa) && a[oa[i]].Name == x {
 				i++
 			}
-			for j < len(b) && b[j].Name == name {
+			for j < len(ob) && b[ob[j]].Name == x {
 				j++
 			}
-			needA = appendDiffering(needA, a, ai, i, b[bj:j])
-			needB = appendDiffering(needB, b, bj, j, a[ai:i])
+			needA = appendDiffering(needA, a, oa[ai:i], b, ob[bj:j])
+			needB = appendDiffering(needB, b, ob[bj:j], a, oa[ai:i])
 		}
 	}
+	slices.Sort(needA)
+	slices.Sort(needB)
 	return needA, needB
 }
 
-// appendDiffering appends to need the indexes from lo to hi of the
-// unloaded entries of tools whose schemas differ from any of others.
-func appendDiffering(need []int, tools []Tool, lo, hi int, others []Tool) []int {
-	for k := lo; k < hi; k++ {
+// nameOrder is the indexes of tools in name order (byte order, as
+// Builder.Finish sorts them).
+func nameOrder(tools []Tool) []int {
+	order := make([]int, len(tools))
+	sorted := true
+	for i := range order {
+		order[i] = i
+		if i > 0 && tools[i].Name < tools[i-1].Name {
+			sorted = false
+		}
+	}
+	if !sorted {
+		slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(tools[x].Name, tools[y].Name) })
+	}
+	return order
+}
+
+// appendDiffering appends to need those of the entries of tools at idx
+// that are unloaded and whose schemas differ from any of the entries of
+// others at oidx.
+func appendDiffering(need []int, tools []Tool, idx []int, others []Tool, oidx []int) []int {
+	for _, k := range idx {
 		t := &tools[k]
 		if !t.unloaded {
 			continue
 		}
-		for o := range others {
+		for _, o := range oidx {
 			if others[o].InputSchemaHash != t.InputSchemaHash || others[o].OutputSchemaHash != t.OutputSchemaHash {
 				need = append(need, k)
 				break
@@ -140,51 +131,6 @@ func appendDiffering(need []int, tools []Tool, lo, hi int, others []Tool) []int 
 		}
 	}
 	return need
-}
-
-// toolsByName indexes a lock's tools by name without an allocation per
-// tool (a check calls LoadDiffering on two locks of thousands each): first
-// is the first entry of each name, next the entry after each one with its
-// name (-1: none).
-type toolsByName struct {
-	first map[string]int
-	next  []int
-}
-
-func indexByName(tools []Tool) toolsByName {
-	x := toolsByName{first: make(map[string]int, len(tools)), next: make([]int, len(tools))}
-	last := make(map[string]int)
-	for i := range tools {
-		x.next[i] = -1
-		name := tools[i].Name
-		if _, ok := x.first[name]; !ok {
-			x.first[name] = i
-			continue
-		}
-		// A repeated name (rare): chained from the last one seen.
-		j, ok := last[name]
-		if !ok {
-			j = x.first[name]
-		}
-		x.next[j] = i
-		last[name] = i
-	}
-	return x
-}
-
-// differs reports whether t's schemas differ from those of any entry of
-// the same name among tools, which x indexes.
-func (x toolsByName) differs(t *Tool, tools []Tool) bool {
-	i, ok := x.first[t.Name]
-	if !ok {
-		return false
-	}
-	for ; i >= 0; i = x.next[i] {
-		if o := &tools[i]; o.InputSchemaHash != t.InputSchemaHash || o.OutputSchemaHash != t.OutputSchemaHash {
-			return true
-		}
-	}
-	return false
 }
 
 // Load reads again, whole, every tool entry of l that was read or built
@@ -207,16 +153,13 @@ func (l *Lock) Load(ctx context.Context) error {
 // left without it (see Lock.Load).
 func (t *Tool) Whole() bool { return !t.unloaded }
 
-// placeOf is where the unloaded entry at index i is read again from: its
-// own reference, else the lock's source.
+// placeOf is where the unloaded entry at index i is read again from.
 func (l *Lock) placeOf(i int) (*entrySource, int, error) {
-	if r := l.Tools[i].ref; r != nil {
-		return r.src, r.i, nil
+	r := l.Tools[i].ref
+	if r == nil {
+		return nil, 0, errors.New("lock entry left without its skeletons and without its source")
 	}
-	if l.src == nil {
-		return nil, 0, errors.New("lock read lazily without its source")
-	}
-	return l.src, i, nil
+	return r.src, r.i, nil
 }
 
 // load reads the entries at the indexes need again, whole.

@@ -105,11 +105,11 @@ func reseal(t *testing.T, l *Lock) {
 	}
 }
 
-// TestDifferingSortedIsIndexed holds the walk LoadDiffering takes over two
-// locks in name order to the index it builds for locks in any other: the
-// same entries to load, for random lists with repeated names, unloaded
-// entries and schema hashes that differ.
-func TestDifferingSortedIsIndexed(t *testing.T) {
+// TestDiffering holds what LoadDiffering loads to its definition, entry
+// by entry: the unloaded entries of each list whose schema hashes differ
+// from those of an entry of the same name in the other, for random lists
+// in name order and out of it, with repeated names.
+func TestDiffering(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 1))
 	list := func() []Tool {
 		tools := make([]Tool, r.IntN(12))
@@ -121,18 +121,31 @@ func TestDifferingSortedIsIndexed(t *testing.T) {
 				unloaded:         r.IntN(2) == 0,
 			}
 		}
-		slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		if r.IntN(2) == 0 {
+			slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		}
 		return tools
+	}
+	want := func(tools, others []Tool) []int {
+		var need []int
+		for i, t := range tools {
+			for _, o := range others {
+				if t.unloaded && o.Name == t.Name && (o.InputSchemaHash != t.InputSchemaHash || o.OutputSchemaHash != t.OutputSchemaHash) {
+					need = append(need, i)
+					break
+				}
+			}
+		}
+		return need
 	}
 	loads := 0
 	for range 2000 {
 		a, b := list(), list()
-		sa, sb := differingSorted(a, b)
-		ia, ib := differingIndexed(a, b)
-		if !slices.Equal(sa, ia) || !slices.Equal(sb, ib) {
-			t.Fatalf("a %v\nb %v\nsorted walk loads %v, %v; index %v, %v", a, b, sa, sb, ia, ib)
+		ga, gb := differing(a, b)
+		if wa, wb := want(a, b), want(b, a); !slices.Equal(ga, wa) || !slices.Equal(gb, wb) {
+			t.Fatalf("a %v\nb %v\nloads %v, %v; want %v, %v", a, b, ga, gb, wa, wb)
 		}
-		loads += len(sa) + len(sb)
+		loads += len(ga) + len(gb)
 	}
 	if loads == 0 {
 		t.Fatal("no case loads anything: the comparison is empty")

@@ -173,11 +173,18 @@ func readIndexed(ctx context.Context, path string, prior *RawIndex, lazy bool) (
 		return nil, nil, errPlain
 	}
 	if lazy {
+		// Each entry left without its skeletons is read again from its
+		// own place in this file (an entry taken from the prior lock is
+		// these same bytes).
 		src := &entrySource{path: path, stamp: stamp, at: make([]entryPlace, len(ld.work.slots))}
+		refs := make([]entryRef, len(ld.work.slots))
 		for i, s := range ld.work.slots {
 			src.at[i] = entryPlace{off: s.off, n: s.n}
+			refs[i] = entryRef{src: src, i: i}
+			if l.Tools[i].unloaded {
+				l.Tools[i].ref = &refs[i]
+			}
 		}
-		l.src = src
 	}
 	if x == nil {
 		return l, nil, nil

@@ -22,10 +22,6 @@ type Lock struct {
 	Findings      []Finding
 	OverallDigest string
 	Pin           Pin
-
-	// src, for a lock read lazily (ReadFileLazy), is where its tool
-	// entries stand, to read their skeletons when they are needed.
-	src *entrySource
 }
 
 // Server is the lock's launch identity (SPEC §6).
@@ -68,7 +64,7 @@ type Tool struct {
 	// LoadDiffering or Lock.Load reads them.
 	unloaded bool
 	// ref, on an unloaded entry, is the lock file entry it is read again
-	// from when its lock has no source of its own (Lock.src).
+	// from.
 	ref *entryRef
 }
 
