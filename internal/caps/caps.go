@@ -182,7 +182,7 @@ func segmentBits(s string, buf *[64]byte) uint16 {
 	}
 	switch {
 	case isASCII(s):
-		splitASCII(s, ascii)
+		splitRunes(s, ascii)
 	case utf8.ValidString(s):
 		// Most pieces of a name in another script are ASCII or not
 		// letters at all; only those with other characters need

@@ -38,37 +38,11 @@ func Tokenize(s string) []string {
 // capital, so the common identifier costs the result slice alone.
 func tokenizeASCII(s string) []string {
 	out := make([]string, 0, 4)
-	splitASCII(s, func(piece string) { out = append(out, strings.ToLower(piece)) })
+	splitRunes(s, func(piece string) { out = append(out, strings.ToLower(piece)) })
 	if len(out) == 0 {
 		return nil
 	}
 	return out
-}
-
-// splitASCII calls f with each piece Tokenize cuts an ASCII s into, in
-// order and not yet lower-cased.
-func splitASCII(s string, f func(piece string)) {
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := rune(s[i])
-		if isDelimiter(c) {
-			if i > start {
-				f(s[start:i])
-			}
-			start = i + 1
-			continue
-		}
-		if i > start && isUpper(c) {
-			x := rune(s[i-1])
-			if isLower(x) || isDigit(x) || isUpper(x) && i+1 < len(s) && isLower(rune(s[i+1])) {
-				f(s[start:i])
-				start = i
-			}
-		}
-	}
-	if len(s) > start {
-		f(s[start:])
-	}
 }
 
 // tokenizeRunes is Tokenize for any s.
@@ -81,9 +55,10 @@ func tokenizeRunes(s string) []string {
 	return out
 }
 
-// splitRunes is splitASCII for any valid UTF-8 s: each piece is a
-// substring of s. Only ASCII letters and digits make boundaries, so the
-// rune after a capital needs looking at only when it is an ASCII byte.
+// splitRunes calls f with each piece Tokenize cuts a valid UTF-8 s into,
+// in order and not yet lower-cased: each piece is a substring of s. Only
+// ASCII letters and digits make boundaries, so the rune after a capital
+// needs looking at only when it is an ASCII byte.
 func splitRunes(s string, f func(piece string)) {
 	start := 0
 	prev := rune(-1)
