@@ -37,8 +37,9 @@ type entryPlace struct {
 	n   int
 }
 
-// LoadDiffering reads, in two locks read lazily (ReadFileLazy), the
-// skeletons of the tools that drift.Compare will look at: those named in
+// LoadDiffering reads, in two locks some of whose entries stand without
+// their skeletons (ReadFileLazy, Builder.BuildToolFound), the skeletons of
+// the tools that drift.Compare will look at: those named in
 // both whose input schema hashes, or output schema hashes, differ. Each
 // entry read again must be the one that was checked (the same digest of
 // its body); a lock whose file changed since, or that is not read lazily
